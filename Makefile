@@ -1,0 +1,52 @@
+# The lock-torture and benchmark lab: make help lists the targets.
+# Everything runs in QEMU guests; nothing is loaded into this machine's kernel.
+
+SHELL := /bin/sh
+FLAVOURS ?= torture bench-global bench-hashbl vanilla
+VCPUS ?= 2
+RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
+
+.PHONY: help all setup kernel check-series kunit boot test clean
+
+help:
+	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
+	@echo
+	@echo '  make all              set up, build every kernel flavour, check-series, kunit'
+	@echo '  make test             the test suite; ends with "N passed, N failed"'
+	@echo '  make setup            install the Debian packages the lab uses'
+	@echo '  make kernel           build kernel flavours [FLAVOURS="$(FLAVOURS)"]'
+	@echo '  make check-series     compile every file the series touches'
+	@echo '  make kunit            run the series KUnit suite in a guest [VCPUS=$(VCPUS)]'
+	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=]'
+	@echo '  make clean            remove build output (kernel trees, objects, guests)'
+	@echo
+	@echo 'Results of kunit and boot go to results/<kind>/<run>/; build output to build/.'
+
+all: setup kernel check-series kunit
+
+setup:
+	@. vm/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
+		gcc make flex bison bc libelf-dev libssl-dev cpio xz-utils kmod patch \
+		linux-perf trace-cmd e2fsprogs fsmark python3 gawk
+
+kernel: setup
+	@for f in $(FLAVOURS); do vm/build-kernel.sh $$f || exit 1; done
+
+check-series: setup
+	vm/check-series.sh
+
+kunit: setup
+	@vm/check-vcpus.sh $(VCPUS)
+	vm/build-kernel.sh torture
+	vm/kunit.sh results/kunit/$(RUN) $(VCPUS)
+
+boot: setup
+	@vm/check-vcpus.sh $(VCPUS)
+	vm/build-kernel.sh torture
+	vm/run.sh -v -k build/out/torture/arch/x86/boot/bzImage -o results/boot/$(RUN) -c $(VCPUS)
+
+test: setup
+	tests/run.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,45 @@
+# Helpers for the test scripts: each check prints one line, "ok - NAME",
+# "not ok - NAME: WHY" or "skip - NAME: WHY"; tests/run.sh counts them.
+# Source after vm/functions.sh.
+
+TEST_OUT=${TEST_OUT:-$LAB_BUILD/tests}
+mkdir -p "$TEST_OUT"
+
+pass() { echo "ok - $*"; }
+fail() { echo "not ok - $*"; }
+skip() { echo "skip - $*"; }
+
+# check NAME CMD...: pass when CMD succeeds; its output goes to a log.
+check() {
+	name=$1
+	shift
+	log=$TEST_OUT/$(printf '%s' "$name" | tr -c 'A-Za-z0-9_.-' '_' | cut -c1-80).log
+	if "$@" >"$log" 2>&1; then
+		pass "$name"
+	else
+		fail "$name: exit $?, see $log"
+	fi
+}
+
+# expect_exit CODE NAME CMD...: pass when CMD exits with CODE.
+expect_exit() {
+	code=$1 name=$2
+	shift 2
+	log=$TEST_OUT/$(printf '%s' "$name" | tr -c 'A-Za-z0-9_.-' '_' | cut -c1-80).log
+	"$@" >"$log" 2>&1
+	got=$?
+	if [ "$got" = "$code" ]; then
+		pass "$name"
+	else
+		fail "$name: exit $got, expected $code, see $log"
+	fi
+}
+
+# expect_grep PATTERN FILE NAME: pass when FILE has a line matching PATTERN.
+expect_grep() {
+	if grep -qE -- "$1" "$2" 2>/dev/null; then
+		pass "$3"
+	else
+		fail "$3: no line matching '$1' in $2"
+	fi
+}

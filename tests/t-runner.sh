@@ -1,0 +1,40 @@
+#!/bin/sh
+# Test group "runner": the QEMU runner returns the guest's verdict, brings
+# files back, and never takes a hang, a panic or a silent power-off for a pass.
+. "$(dirname "$0")/../vm/functions.sh"
+. "$LAB_ROOT/tests/lib.sh"
+
+kernel=$LAB_BUILD/out/torture/arch/x86/boot/bzImage
+[ -r "$kernel" ] || { fail "no torture kernel to boot (group kernel failed?)"; exit 0; }
+pl=$LAB_ROOT/tests/payloads
+o=$TEST_OUT/runner
+
+# boot NAME TIMEOUT: boot the payload NAME into $o/NAME.
+boot() {
+	"$LAB_ROOT/vm/run.sh" -k "$kernel" -o "$o/$1" -c 2 -t "$2" -p "$pl/$1"
+}
+
+expect_exit 0 "a passing payload is PASS" boot pass 180
+expect_grep '^PASS$' "$o/pass/verdict" "the verdict file says PASS"
+expect_grep '^written by the guest$' "$o/pass/guest/from-guest.txt" "a file written in the guest comes back to the host"
+expect_grep '^perf version 6\.1' "$o/pass/guest/perf-version.txt" "the host's perf runs in the guest through the 9p root share"
+expect_grep 'cpu-clock' "$o/pass/guest/perf-stat.csv" "perf stat counts a software event in the guest"
+expect_grep '^accel=(kvm|tcg)$' "$o/pass/env" "the boot records its accelerator"
+expect_grep "^kernel_debian_source_version=$(debian_source_version)\$" "$o/pass/env" "the boot records the kernel's source version"
+expect_grep '^qemu=QEMU emulator version' "$o/pass/env" "the boot records the QEMU version"
+expect_grep "qemu-system-x86_64.*-smp' '2'" "$o/pass/qemu-cmd" "the QEMU command is kept as a replayable file"
+
+expect_exit 1 "negative control: a payload exiting 3 is FAIL" boot fail 180
+expect_grep '^FAIL: payload exit code 3$' "$o/fail/verdict" "the FAIL verdict carries the payload's exit code"
+
+expect_exit 3 "negative control: a hanging payload is killed at its timeout and reported as HANG" boot hang 40
+expect_grep '^HANG' "$o/hang/verdict" "the verdict file says HANG"
+
+expect_exit 2 "negative control: a kernel panic is reported as PANIC" boot panic 180
+expect_grep '^PANIC' "$o/panic/verdict" "the verdict file says PANIC"
+
+expect_exit 4 "negative control: a guest that powers off without an exit code is not a pass" boot poweroff 180
+
+expect_exit 0 "a dry run writes the QEMU command and boots nothing" \
+	"$LAB_ROOT/vm/run.sh" -n -k "$kernel" -o "$o/dry" -c 2
+[ ! -e "$o/dry/console.log" ] && pass "the dry run left no console log" || fail "the dry run booted"

@@ -1,0 +1,110 @@
+#!/bin/sh
+# Test group "series": the 2023 series is complete, keeps its authorship,
+# applies to Debian's tree, and a patch that no longer applies is named.
+. "$(dirname "$0")/../vm/functions.sh"
+. "$LAB_ROOT/tests/lib.sh"
+
+P=$LAB_ROOT/patches
+SHARED=${LAB_SHARED:-$LAB_ROOT/../shared}
+
+if [ "$(ls "$P" | grep '\.patch$')" = "$(grep -v '^#' "$P/series")" ]; then
+	pass "patches/series lists every patch in patches/, in order"
+else
+	fail "patches/series and the files in patches/ differ"
+fi
+
+# The original postings, by series number: the 10 seeds and the other 22.
+original() {
+	f=$(ls "$SHARED/series-2023/$1"-*.patch 2>/dev/null | head -n 1)
+	[ -n "$f" ] || f=$(grep -l "^Subject: \[PATCH $1/32\]" "$SHARED"/seeds/*.patch 2>/dev/null | head -n 1)
+	echo "$f"
+}
+# The author: the in-body From: when there is one, else the mail's.
+author() {
+	git mailinfo /dev/null /dev/null <"$1" | sed -n 's/^Author: //p;s/^Email: //p' | paste -sd' ' -
+}
+
+if [ ! -d "$SHARED/seeds" ]; then
+	skip "the 32 patches against their postings: no shared/ beside the lab"
+else
+	for n in $(seq -w 1 32); do
+		orig=$(original "$n")
+		ours=$P/00$n-*.patch
+		ours=$(echo $ours)
+		if [ -z "$orig" ] || [ ! -r "$ours" ]; then
+			fail "patch $n: posting or port missing"
+			continue
+		fi
+		subj=$(git mailinfo /dev/null /dev/null <"$orig" | sed -n 's/^Subject: //p')
+		oursubj=$(git mailinfo /dev/null /dev/null <"$ours" | sed -n 's/^Subject: //p')
+		[ "$subj" = "$oursubj" ] || { fail "patch $n: subject '$oursubj' is not the posting's '$subj'"; continue; }
+		[ "$(author "$orig")" = "$(author "$ours")" ] || { fail "patch $n: author changed"; continue; }
+		missing=$(grep '^Signed-off-by:' "$orig" | while read -r l; do grep -qxF "$l" "$ours" || echo "$l"; done)
+		[ -z "$missing" ] || { fail "patch $n: sign-off lost: $missing"; continue; }
+		grep -q '^\[lab: port to Debian linux-source-6.1' "$ours" ||
+			{ fail "patch $n: no line saying what the port changed"; continue; }
+		pass "patch $n ($subj): subject, author, sign-offs and port note"
+	done
+	# Patches that are empty on 6.1 must really be in 6.1 already: the
+	# posting reverses cleanly on the pristine tree.
+	tree=$("$LAB_ROOT/vm/tree.sh" all 2>/dev/null)
+	for n in 25 26; do
+		if patch -d "$tree" -p1 -R -F0 --dry-run -s <"$(original $n)" >/dev/null 2>&1; then
+			pass "patch $n is already in Debian's 6.1 (its posting reverses cleanly)"
+		else
+			fail "patch $n is said to be in 6.1 already, but its posting does not reverse"
+		fi
+	done
+	if grep -q 'define __flatten' "$tree/include/linux/compiler_attributes.h"; then
+		pass "patch 01 is already in Debian's 6.1 (__flatten is defined)"
+	else
+		fail "patch 01 is said to be in 6.1 already, but __flatten is not defined"
+	fi
+fi
+
+# The whole series applies, every patch in it.
+if tree=$("$LAB_ROOT/vm/tree.sh" 2>"$TEST_OUT/series-apply.log"); then
+	pass "the series applies to $LAB_SRC_PACKAGE $(debian_source_version)"
+	[ "$(wc -l <"$tree/.lab-patches")" = "$(grep -c . "$P/series")" ] &&
+		pass "every patch in patches/series went into the full tree" ||
+		fail "the full tree lacks patches: $(wc -l <"$tree/.lab-patches") of $(grep -c . "$P/series")"
+else
+	fail "the series does not apply; see $TEST_OUT/series-apply.log"
+fi
+
+# The trees the bench compares differ in just the inode cache's hash table.
+global=$("$LAB_ROOT/vm/tree.sh" 0020 0021 0022 2>/dev/null)
+if grep -q 'hlist_bl_lock' "$tree/fs/inode.c" && ! grep -q 'DEFINE_SPINLOCK(inode_hash_lock)' "$tree/fs/inode.c"; then
+	pass "full tree: the inode cache uses hash-bl, no inode_hash_lock"
+else
+	fail "full tree: fs/inode.c is not the hash-bl version"
+fi
+if grep -q 'DEFINE_SPINLOCK(inode_hash_lock)' "$global/fs/inode.c"; then
+	pass "series without 20-22: the inode cache keeps the global inode_hash_lock"
+else
+	fail "series without 20-22: no global inode_hash_lock in fs/inode.c"
+fi
+
+# Negative control: a tree whose context moved must stop the series with the
+# name of the patch, the file and the hunk.  (Files are copied, not linked:
+# the scratch tree is edited in place.)
+scratch=$TEST_OUT/scratch-tree
+rm -rf "$scratch"
+vanilla=$("$LAB_ROOT/vm/tree.sh" all 2>/dev/null)
+p9=$(cd "$P" && ls 0009-*.patch)
+for f in $(sed -n 's|^+++ b/||p' "$P/$p9"); do
+	mkdir -p "$scratch/$(dirname "$f")"
+	cp "$vanilla/$f" "$scratch/$f"
+done
+cp -r "$scratch" "$scratch.ok"
+expect_exit 0 "control: $p9 applies to an unchanged copy of its files" \
+	sh -c "cd '$P' && '$LAB_ROOT/vm/apply-series.sh' '$scratch.ok' $p9"
+sed -i 's/blk_sync_queue - cancel any pending callbacks on a queue/blk_sync_queue - (context changed by the test)/' "$scratch/block/blk-core.c"
+(cd "$P" && "$LAB_ROOT/vm/apply-series.sh" "$scratch" "$p9") >"$TEST_OUT/series-broken.log" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q "patch $p9 does not apply: block/blk-core.c: Hunk #1 FAILED" "$TEST_OUT/series-broken.log"; then
+	pass "negative control: a patch that no longer applies is named with its file and hunk"
+else
+	fail "negative control: broken context not reported (exit $rc); see $TEST_OUT/series-broken.log"
+fi
+rm -rf "$scratch" "$scratch.ok"

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Test group "vcpus": bad vCPU counts are refused before anything boots, and a
+# 32-vCPU guest boots on this host, with a warning when that overcommits it.
+. "$(dirname "$0")/../vm/functions.sh"
+. "$LAB_ROOT/tests/lib.sh"
+
+for bad in 0 abc -1 2x 256; do
+	expect_exit 1 "VCPUS=$bad is refused with an error" "$LAB_ROOT/vm/check-vcpus.sh" "$bad"
+done
+expect_grep 'VCPUS must be a whole number' "$TEST_OUT/VCPUS_abc_is_refused_with_an_error.log" "the error for VCPUS=abc says what is expected"
+
+kernel=$LAB_BUILD/out/torture/arch/x86/boot/bzImage
+o=$TEST_OUT/vcpus32
+expect_exit 0 "a 32-vCPU guest boots and runs its payload" \
+	"$LAB_ROOT/vm/run.sh" -k "$kernel" -o "$o" -c 32 -t 600 -p "$LAB_ROOT/tests/payloads/pass"
+expect_grep '^32$' "$o/guest/nproc.txt" "the 32-vCPU guest sees 32 CPUs"
+if [ "$(nproc)" -lt 32 ]; then
+	expect_grep 'WARNING: 32 vCPUs on [0-9]+ host CPUs: overcommitted' \
+		"$TEST_OUT/a_32-vCPU_guest_boots_and_runs_its_payload.log" "the runner warns that 32 vCPUs are overcommitted"
+else
+	skip "overcommit warning: this host has $(nproc) CPUs"
+fi

@@ -1,0 +1,90 @@
+# Shared helpers for the lab's scripts: paths, messages, progress, atomic writes.
+# Source it; it defines functions and variables only.
+
+LAB_ROOT=${LAB_ROOT:-$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)}
+LAB_BUILD=${LAB_BUILD:-$LAB_ROOT/build}
+LAB_SRC_TARBALL=${LAB_SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+LAB_SRC_PACKAGE=linux-source-6.1
+LAB_START=${LAB_START:-$(date +%s)}
+export LAB_ROOT LAB_BUILD LAB_START
+
+# Elapsed time since the top-level command started, as h:mm:ss.
+lab_elapsed() {
+	s=$(( $(date +%s) - LAB_START ))
+	printf '%d:%02d:%02d' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
+}
+
+# progress STAGE MESSAGE...: one line of progress on stderr.
+progress() {
+	stage=$1
+	shift
+	printf '[lab %s] %s: %s\n' "$(lab_elapsed)" "$stage" "$*" >&2
+}
+
+warn() {
+	printf 'WARNING: %s\n' "$*" >&2
+}
+
+die() {
+	printf 'ERROR: %s\n' "$*" >&2
+	exit 1
+}
+
+# usage_from_header: print the comment block at the top of the calling script.
+usage_from_header() {
+	sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+}
+
+# Every script answers -h with its header.
+case "${1:-}" in -h|--help) usage_from_header; exit 0 ;; esac
+
+# need_cmd CMD PACKAGE: install a Debian package when its command is missing.
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	need_pkg "$2"
+	command -v "$1" >/dev/null 2>&1 || die "'$1' is still missing after installing '$2'"
+}
+
+# need_pkg PACKAGE...: apt-get install what dpkg does not list as installed.
+need_pkg() {
+	missing=
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	[ "$(id -u)" = 0 ] || die "missing Debian packages:$missing (run: sudo apt-get install$missing)"
+	progress setup "installing Debian packages:$missing"
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing \
+		>"${TMPDIR:-/tmp}/lab-apt.log" 2>&1; then
+		apt-get update -q >/dev/null 2>&1
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing \
+			>"${TMPDIR:-/tmp}/lab-apt.log" 2>&1 ||
+			die "apt-get install$missing failed; see ${TMPDIR:-/tmp}/lab-apt.log"
+	fi
+}
+
+# need_space DIR MIB: stop early, with a clear message, when DIR's disk is too full.
+need_space() {
+	mkdir -p "$1"
+	avail=$(df -Pm "$1" | awk 'NR == 2 { print $4 }')
+	[ "$avail" -ge "$2" ] ||
+		die "only ${avail} MiB free under $1, need ${2} MiB; free some space (make clean removes build/)"
+}
+
+# write_atomic FILE: copy stdin to FILE through a temporary file and a rename,
+# so that a reader never sees half a file.
+write_atomic() {
+	tmp="$1.tmp.$$"
+	cat >"$tmp" && mv -f "$tmp" "$1"
+}
+
+# is_uint VALUE: a decimal integer without sign.
+is_uint() {
+	case "$1" in '' | *[!0-9]*) return 1 ;; esac
+}
+
+# debian_source_version: the exact Debian version of the kernel source package.
+debian_source_version() {
+	dpkg-query -W -f='${Version}' "$LAB_SRC_PACKAGE" 2>/dev/null || echo unknown
+}

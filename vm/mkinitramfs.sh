@@ -1,0 +1,40 @@
+#!/bin/sh
+# Make a guest initramfs: busybox-static, the lab's static programs, /init and a payload.
+# usage: vm/mkinitramfs.sh PAYLOAD_DIR OUTPUT.cpio.gz [MODROOT]
+#   PAYLOAD_DIR  a directory with an executable script "run"; copied to /payload
+#   MODROOT      a modules_install tree (lib/modules/...) to include
+. "$(dirname "$0")/functions.sh"
+
+[ $# -ge 2 ] || { usage_from_header; exit 2; }
+payload=$1 output=$2 modroot=${3:-}
+[ -r "$payload/run" ] || die "payload $payload has no 'run' script"
+need_pkg busybox-static
+need_cmd cpio cpio
+need_cmd gzip gzip
+
+# The lab's guest programs, built static so that the initramfs needs no libc.
+bindir=$LAB_BUILD/guest
+mkdir -p "$bindir"
+for src in "$LAB_ROOT"/vm/guest/*.c; do
+	bin=$bindir/$(basename "$src" .c)
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		gcc -static -O2 -Wall -Werror -o "$bin.tmp" "$src" && mv "$bin.tmp" "$bin" ||
+			die "could not build $src"
+	fi
+done
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/lab-initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/sbin" "$stage/usr/bin" "$stage/usr/sbin" \
+	"$stage/proc" "$stage/sys" "$stage/dev" "$stage/etc"
+cp /bin/busybox "$stage/bin/busybox"
+for applet in $(/bin/busybox --list); do
+	[ -e "$stage/bin/$applet" ] || ln -s busybox "$stage/bin/$applet"
+done
+cp "$bindir"/* "$stage/bin/"
+cp "$LAB_ROOT/vm/guest/init" "$stage/init"
+chmod +x "$stage/init"
+cp -r "$payload" "$stage/payload"
+[ -n "$modroot" ] && [ -d "$modroot/lib" ] && cp -r "$modroot/lib" "$stage/lib"
+(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$output.tmp" &&
+	mv "$output.tmp" "$output" || die "could not write $output"

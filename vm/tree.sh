@@ -1,0 +1,76 @@
+#!/bin/sh
+# Prepare a kernel source tree: Debian's linux-source-6.1 plus the lab's series.
+# usage: vm/tree.sh [EXCLUDE...]
+#   EXCLUDE  numbers of patches to leave out (e.g. 0020 0021 0022), or "all"
+#            for the vanilla tree.  Prints the tree's path on stdout.
+# Trees live in build/src/ and share unchanged files with the pristine
+# unpacked tarball through hard links (GNU patch replaces the files it
+# patches, so the pristine copy is never written).  A tree is made again only
+# when the package version or a patch it uses has changed.
+. "$(dirname "$0")/functions.sh"
+
+case " $* " in
+*" all "*) name=vanilla ;;
+"  ") name=full ;;
+*) name=without-$(echo "$@" | tr ' ' '\n' | sort | paste -sd- -) ;;
+esac
+
+need_cmd patch patch
+need_cmd xz xz-utils
+[ -r "$LAB_SRC_TARBALL" ] || need_pkg "$LAB_SRC_PACKAGE"
+[ -r "$LAB_SRC_TARBALL" ] || die "$LAB_SRC_TARBALL is missing although $LAB_SRC_PACKAGE is installed"
+debver=$(debian_source_version)
+src=$LAB_BUILD/src
+pristine=$src/pristine-$debver
+mkdir -p "$src"
+
+if [ ! -d "$pristine" ]; then
+	need_space "$src" 3000
+	progress tree "unpacking $LAB_SRC_TARBALL ($LAB_SRC_PACKAGE $debver)"
+	rm -rf "$pristine.tmp"
+	mkdir -p "$pristine.tmp"
+	tar -C "$pristine.tmp" --strip-components=1 -xf "$LAB_SRC_TARBALL" ||
+		die "could not unpack $LAB_SRC_TARBALL"
+	mv "$pristine.tmp" "$pristine"
+fi
+
+# The patches this tree gets, in series order.
+patches=
+while read -r p; do
+	case "$p" in '' | '#'*) continue ;; esac
+	num=${p%%-*}
+	case " $* " in *" all "* | *" $num "*) continue ;; esac
+	[ -r "$LAB_ROOT/patches/$p" ] || die "patches/series names $p, which is not in patches/"
+	patches="$patches $p"
+done <"$LAB_ROOT/patches/series"
+
+stamp=$( (echo "$debver"; cd "$LAB_ROOT/patches" && cat $patches /dev/null) | sha256sum | cut -c1-16)
+tree=$src/$name
+if [ "$(cat "$tree/.lab-stamp" 2>/dev/null)" = "$stamp" ]; then
+	echo "$tree"
+	exit 0
+fi
+
+progress tree "making $name tree: $(echo $patches | wc -w) patches on $LAB_SRC_PACKAGE $debver"
+rm -rf "$tree.tmp"
+cp -al "$pristine" "$tree.tmp"
+if [ -n "$patches" ]; then
+	(cd "$LAB_ROOT/patches" && "$LAB_ROOT/vm/apply-series.sh" "$tree.tmp" $patches) >&2 || {
+		rm -rf "$tree.tmp"
+		die "the series does not apply to $LAB_SRC_PACKAGE $debver (see above)"
+	}
+fi
+# Patched files whose content did not change keep the old tree's mtime, so
+# that editing one patch rebuilds only what that patch affects.
+if [ -d "$tree" ]; then
+	(cd "$LAB_ROOT/patches" && sed -n 's|^+++ b/||p' $patches /dev/null) | sort -u |
+		while read -r f; do
+			cmp -s "$tree/$f" "$tree.tmp/$f" && touch -r "$tree/$f" "$tree.tmp/$f"
+		done
+fi
+printf '%s\n' $patches >"$tree.tmp/.lab-patches"
+echo "$debver" >"$tree.tmp/.lab-debian-version"
+echo "$stamp" >"$tree.tmp/.lab-stamp"
+rm -rf "$tree"
+mv "$tree.tmp" "$tree"
+echo "$tree"
