@@ -15,14 +15,14 @@ for g in $groups; do
 	script=$LAB_ROOT/tests/t-$g.sh
 	[ -r "$script" ] || die "no test group '$g' (no $script)"
 	progress test "group $g"
-	sh "$script" >"$out/$g.txt" 2>"$out/$g.stderr"
+	sh "$script" >"$out/group-$g.txt" 2>"$out/group-$g.stderr"
 	rc=$?
-	cat "$out/$g.txt"
-	if ! grep -qE '^(not )?ok - ' "$out/$g.txt"; then
-		echo "not ok - group $g ran no check (exit $rc); see $out/$g.stderr"
-		echo "not ok - group $g ran no check" >>"$out/$g.txt"
+	cat "$out/group-$g.txt"
+	if ! grep -qE "^(not )?ok - " "$out/group-$g.txt"; then
+		echo "not ok - group $g ran no check (exit $rc); see $out/group-$g.stderr"
+		echo "not ok - group $g ran no check" >>"$out/group-$g.txt"
 	fi
-	cat "$out/$g.txt" >>"$out/all.txt"
+	cat "$out/group-$g.txt" >>"$out/all.txt"
 done
 passed=$(grep -c '^ok - ' "$out/all.txt")
 failed=$(grep -c '^not ok - ' "$out/all.txt")

@@ -12,4 +12,4 @@ if [ ! -s "$o/kunit.txt" ]; then
 fi
 sed -e 's/^PASS \(.*\)/ok - kunit: \1/' -e 's/^FAIL \(.*\)/not ok - kunit: \1/' \
 	-e 's/^SKIP \(.*\)/skip - kunit: \1/' "$o/kunit.txt"
-expect_grep '^PASS mean_and_variance\.' "$o/kunit.txt" "the mean_and_variance suite ran"
+expect_grep '^PASS mean and variance tests\.mean_and_variance_' "$o/kunit.txt" "the series' mean_and_variance suite ran"

@@ -4,7 +4,8 @@
 # usage: vm/check-series.sh [RESULTS_FILE [FILE.c...]]
 #   FILE.c  check these files instead (paths in the tree)
 # Prints one line per file, "PASS path", "FAIL path" or "SKIP path: reason",
-# also written to RESULTS_FILE (default build/out/check/check-series.txt).
+# also written to RESULTS_FILE (default build/out/check/check-series.txt),
+# with the compiler's output beside it (RESULTS_FILE less .txt, plus .log).
 # Exits non-zero if any file fails.
 . "$(dirname "$0")/functions.sh"
 
@@ -35,7 +36,7 @@ for f in $files; do
 done
 n=$(echo $objs | wc -w)
 progress check-series "compiling $n objects ($(echo "$touched" | wc -l) touched by the series, the rest users of reworked iterators)"
-log=$LAB_BUILD/out/check/check-series.log
+log=${results%.txt}.log
 mkdir -p "$LAB_BUILD/out/check"
 # -k: one failing file must not hide the others.  A failed object is named in
 # make's "*** [...: file.o] Error" line; an object that exists and is not
