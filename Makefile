@@ -3,26 +3,30 @@
 
 SHELL := /bin/sh
 FLAVOURS ?= torture bench-global bench-hashbl vanilla
-VCPUS ?= 2
+VCPUS ?=
+DURATION ?= 30
+SCENARIOS ?=
 RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
 
-.PHONY: help all setup kernel check-series kunit boot test clean
+.PHONY: help all setup kernel check-series kunit boot torture torture-recheck test clean
 
 help:
 	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
 	@echo
-	@echo '  make all              set up, build every kernel flavour, check-series, kunit'
+	@echo '  make all              set up, every kernel flavour, check-series, kunit, torture'
 	@echo '  make test             the test suite; ends with "N passed, N failed"'
 	@echo '  make setup            install the Debian packages the lab uses'
 	@echo '  make kernel           build kernel flavours [FLAVOURS="$(FLAVOURS)"]'
 	@echo '  make check-series     compile every file the series touches'
-	@echo '  make kunit            run the series KUnit suite in a guest [VCPUS=$(VCPUS)]'
-	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=]'
+	@echo '  make kunit            run the series KUnit suite in a guest [VCPUS=2]'
+	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=2]'
+	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=$(DURATION) VCPUS=]'
+	@echo '  make torture-recheck  re-judge a stored torture run without booting RUN=<run>'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'
 	@echo
-	@echo 'Results of kunit and boot go to results/<kind>/<run>/; build output to build/.'
+	@echo 'Results go to results/<kind>/<run>/; build output to build/.'
 
-all: setup kernel check-series kunit
+all: setup kernel check-series kunit torture
 
 setup:
 	@. vm/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
@@ -36,14 +40,21 @@ check-series: setup
 	vm/check-series.sh
 
 kunit: setup
-	@vm/check-vcpus.sh $(VCPUS)
+	@vm/check-vcpus.sh $(or $(VCPUS),2)
 	vm/build-kernel.sh torture
-	vm/kunit.sh results/kunit/$(RUN) $(VCPUS)
+	vm/kunit.sh results/kunit/$(RUN) $(or $(VCPUS),2)
 
 boot: setup
-	@vm/check-vcpus.sh $(VCPUS)
+	@vm/check-vcpus.sh $(or $(VCPUS),2)
 	vm/build-kernel.sh torture
-	vm/run.sh -v -k build/out/torture/arch/x86/boot/bzImage -o results/boot/$(RUN) -c $(VCPUS)
+	vm/run.sh -v -k build/out/torture/arch/x86/boot/bzImage -o results/boot/$(RUN) -c $(or $(VCPUS),2)
+
+torture: setup
+	torture/run.sh -d $(DURATION) -r $(RUN) $(if $(SCENARIOS),-s "$(SCENARIOS)") $(if $(VCPUS),-c $(VCPUS))
+
+torture-recheck:
+	@test "$(origin RUN)" != file || { echo "usage: make torture-recheck RUN=<run in results/torture>"; exit 2; }
+	torture/recheck.sh $(RUN)
 
 test: setup
 	tests/run.sh

@@ -2,19 +2,23 @@
 # The lab's test suite: run the test groups, count every check, and end with
 # the line "N passed, N failed".
 # usage: tests/run.sh [GROUP...]
-#   GROUP  series kernel check-series runner kunit vcpus (default: all, in order)
+#   GROUP  series kernel check-series runner kunit vcpus torture (default: all)
 # Each group is tests/t-GROUP.sh; its checks print "ok - ...", "not ok - ..."
 # or "skip - ...".  A group that dies without checks counts as one failure.
 . "$(dirname "$0")/../vm/functions.sh"
 
-groups=${*:-series kernel check-series runner kunit vcpus}
+groups=${*:-series kernel check-series runner kunit vcpus torture}
 out=$LAB_BUILD/tests
 mkdir -p "$out"
 : >"$out/all.txt"
 for g in $groups; do
+	[ -r "$LAB_ROOT/tests/t-$g.sh" ] || die "no test group '$g' (no tests/t-$g.sh)"
+done
+n=0
+for g in $groups; do
+	n=$((n + 1))
 	script=$LAB_ROOT/tests/t-$g.sh
-	[ -r "$script" ] || die "no test group '$g' (no $script)"
-	progress test "group $g"
+	progress test "group $g ($n of $(echo $groups | wc -w)), $(grep -c '^ok - ' "$out/all.txt") passed and $(grep -c '^not ok - ' "$out/all.txt") failed so far"
 	sh "$script" >"$out/group-$g.txt" 2>"$out/group-$g.stderr"
 	rc=$?
 	cat "$out/group-$g.txt"

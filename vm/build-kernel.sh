@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build one kernel flavour out of tree, with ccache.
 # usage: vm/build-kernel.sh FLAVOUR [TARGET...]
-#   FLAVOUR  a file vm/flavours/FLAVOUR.conf (patches left out, config fragments)
+#   FLAVOUR  a file vm/flavours/FLAVOUR.conf: EXCLUDE (patches left out),
+#            EXTRA (patches applied after the series), FRAGMENTS (configs)
 #   TARGET   make targets instead of the kernel image (e.g. fs/inode.o)
 # Output: build/out/FLAVOUR/ with arch/x86/boot/bzImage, modules under
 # modroot/, build.log, and lab-build.env describing the build.  The .config is
@@ -15,6 +16,7 @@ shift
 conf=$LAB_ROOT/vm/flavours/$flavour.conf
 [ -r "$conf" ] || die "unknown kernel flavour '$flavour' (have: $(cd "$LAB_ROOT/vm/flavours" && ls | sed 's/\.conf$//' | paste -sd' ' -))"
 EXCLUDE=
+EXTRA=
 FRAGMENTS=
 . "$conf"
 
@@ -26,7 +28,7 @@ need_cmd bison bison
 need_cmd bc bc
 need_pkg libelf-dev libssl-dev
 
-tree=$("$LAB_ROOT/vm/tree.sh" $EXCLUDE) || exit 1
+tree=$("$LAB_ROOT/vm/tree.sh" $(for p in $EXTRA; do printf -- '-p %s ' "$p"; done) $EXCLUDE) || exit 1
 out=$LAB_BUILD/out/$flavour
 mkdir -p "$out"
 need_space "$out" 2000
@@ -65,7 +67,10 @@ fi
 
 targets=bzImage
 grep -q '^CONFIG_MODULES=y' "$out/.config" && targets="$targets modules"
-expected=$(cat "$out/.lab-objcount" 2>/dev/null || echo '?')
+# What is left: out of the last full build's object count, when there was one.
+total=$(cat "$out/.lab-objcount" 2>/dev/null)
+of=" objects (first build, total unknown)"
+[ -n "$total" ] && of=" of ~$total objects"
 progress build "$flavour: make $targets in $tree (O=$out)"
 kmake $targets >"$out/build.log" 2>&1 &
 mpid=$!
@@ -78,7 +83,7 @@ while kill -0 $mpid 2>/dev/null; do
 	done
 	kill -0 $mpid 2>/dev/null || break
 	done_n=$(grep -c '^  CC ' "$out/build.log")
-	progress build "$flavour: compiling, $done_n of ~$expected objects ($(tail -n 1 "$out/build.log" | cut -c1-60))"
+	progress build "$flavour: compiled $done_n$of, now $(tail -n 1 "$out/build.log" | sed 's/^ *//' | cut -c1-60)"
 done
 wait $mpid || {
 	grep -E 'error|Error' "$out/build.log" | head -n 20 >&2

@@ -19,6 +19,7 @@ echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 echo "lab_git_rev=$(git -C "$LAB_ROOT" rev-parse HEAD 2>/dev/null || echo none)"
 echo "lab_git_dirty=$(git -C "$LAB_ROOT" status --porcelain 2>/dev/null | grep -c .)"
 echo "kernel=$1"
-benv=$(dirname "$1")/../../../lab-build.env
+echo "accel_probe=$(sed -n 2p "$LAB_BUILD/accel.probe" 2>/dev/null)"
+benv=$(kernel_build_dir "$1")/lab-build.env
 [ -r "$benv" ] && sed 's/^/kernel_/' "$benv"
 exit 0

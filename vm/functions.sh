@@ -84,7 +84,33 @@ is_uint() {
 	case "$1" in '' | *[!0-9]*) return 1 ;; esac
 }
 
+# kernel_build_dir BZIMAGE: the out-of-tree build directory of a kernel image
+# (build/out/FLAVOUR for build/out/FLAVOUR/arch/x86/boot/bzImage).
+kernel_build_dir() {
+	(cd "$(dirname "$1")/../../.." && pwd)
+}
+
 # debian_source_version: the exact Debian version of the kernel source package.
 debian_source_version() {
 	dpkg-query -W -f='${Version}' "$LAB_SRC_PACKAGE" 2>/dev/null || echo unknown
+}
+
+# record_provenance DIR: what a run was made from, in DIR/provenance/: the
+# lab's git revision, status and diff, a checksum per patch of the series,
+# the kernel source package version, the host and QEMU.
+record_provenance() {
+	p=$1/provenance
+	mkdir -p "$p"
+	git -C "$LAB_ROOT" rev-parse HEAD >"$p/git-rev" 2>/dev/null || echo none >"$p/git-rev"
+	git -C "$LAB_ROOT" status --porcelain >"$p/git-status" 2>/dev/null
+	git -C "$LAB_ROOT" diff HEAD >"$p/git-diff" 2>/dev/null
+	(cd "$LAB_ROOT/patches" && sha256sum $(cat series)) >"$p/patches.sha256"
+	debian_source_version >"$p/debian-source-version"
+	{
+		echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+		echo "host_cpus=$(nproc)"
+		echo "host_kernel=$(uname -r)"
+		echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+		echo "accel_probe=$(sed -n 2p "$LAB_BUILD/accel.probe" 2>/dev/null)"
+	} >"$p/host"
 }

@@ -12,7 +12,7 @@
 # Exit status and OUTDIR/verdict: 0 PASS, 1 FAIL (payload exit code),
 # 2 PANIC, 3 HANG (timeout), 4 NOVERDICT (guest ended without reporting),
 # 5 ERROR (QEMU or runner).  OUTDIR also gets console.log, qemu-cmd,
-# qemu-exit, qemu.stderr, env and guest/.
+# qemu-exit, qemu.stderr, env, kernel.config and guest/.
 . "$(dirname "$0")/functions.sh"
 
 kernel= out= vcpus=2 mem= timeout= payload= modroot= bootargs= verbose= dry=
@@ -82,6 +82,8 @@ if [ -n "$dry" ]; then
 	exit 0
 fi
 "$LAB_ROOT/vm/env.sh" "$kernel" "$accel" "$vcpus" "$mem" | write_atomic "$out/env"
+kdir=$(kernel_build_dir "$kernel")
+[ -r "$kdir/.config" ] && cp "$kdir/.config" "$out/kernel.config"
 
 verdict() {
 	echo "$1" | write_atomic "$out/verdict"
@@ -89,7 +91,7 @@ verdict() {
 	exit "$2"
 }
 
-progress boot "$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")"): $vcpus vCPUs, ${mem} MiB, $accel, timeout ${timeout}s -> $out"
+progress boot "$(basename "$kdir"): $vcpus vCPUs, ${mem} MiB, $accel, timeout ${timeout}s -> $out"
 : >"$out/console.log"
 timeout -k 5 "$timeout" "$@" </dev/null >"$out/qemu.stderr" 2>&1 &
 qpid=$!

@@ -1,13 +1,25 @@
 #!/bin/sh
 # Prepare a kernel source tree: Debian's linux-source-6.1 plus the lab's series.
-# usage: vm/tree.sh [EXCLUDE...]
+# usage: vm/tree.sh [-p EXTRA_PATCH]... [EXCLUDE...]
 #   EXCLUDE  numbers of patches to leave out (e.g. 0020 0021 0022), or "all"
 #            for the vanilla tree.  Prints the tree's path on stdout.
+#   -p       a patch outside the series, applied after it (a path from the
+#            lab's root, e.g. a deliberately broken lock for a negative test)
 # Trees live in build/src/ and share unchanged files with the pristine
 # unpacked tarball through hard links (GNU patch replaces the files it
 # patches, so the pristine copy is never written).  A tree is made again only
 # when the package version or a patch it uses has changed.
 . "$(dirname "$0")/functions.sh"
+
+extra=
+while getopts p: opt; do
+	case $opt in
+	p) [ -r "$LAB_ROOT/$OPTARG" ] || die "no patch $OPTARG"
+	   extra="$extra $LAB_ROOT/$OPTARG" ;;
+	*) usage_from_header; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
 
 case " $* " in
 *" all "*) name=vanilla ;;
@@ -43,6 +55,10 @@ while read -r p; do
 	[ -r "$LAB_ROOT/patches/$p" ] || die "patches/series names $p, which is not in patches/"
 	patches="$patches $p"
 done <"$LAB_ROOT/patches/series"
+for p in $extra; do
+	name=$name+$(basename "$p" .patch)
+	patches="$patches $p"
+done
 
 stamp=$( (echo "$debver"; cd "$LAB_ROOT/patches" && cat $patches /dev/null) | sha256sum | cut -c1-16)
 tree=$src/$name

@@ -1,0 +1,81 @@
+#!/bin/sh
+# Test group "torture": a short run of every six scenario and of both
+# negative controls, each a counted check; the judge on synthetic consoles;
+# a deliberately re-broken six lock caught by a regular scenario; recheck.
+. "$(dirname "$0")/../vm/functions.sh"
+. "$LAB_ROOT/tests/lib.sh"
+
+T=$LAB_ROOT/torture
+o=$TEST_OUT/torture
+rm -rf "$o"
+mkdir -p "$o"
+
+# The judge, on consoles made up for the purpose.
+fake() {  # fake NAME EXPECT RUNNER_VERDICT CONSOLE_LINES...
+	d=$o/fake/$1
+	mkdir -p "$d/guest"
+	echo "$2" >"$d/expect"
+	echo "$3" >"$d/verdict"
+	shift 3
+	printf '%s\n' "$@" >"$d/console.log"
+	echo 10 >"$d/guest/duration.txt"
+	echo "$d"
+}
+ok_end='[   20.1] six_lock-torture:--- End of test: SUCCESS: nwriters_stress=2'
+expect_exit 0 "judge: a clean SUCCESS console passes" "$T/judge.sh" "$(fake clean SUCCESS PASS \
+	'[   19.9] Writes:  Total: 100  Max/Min: 50/50   Fail: 0' "$ok_end")"
+expect_grep '^writes_per_s=10$' "$o/fake/clean/summary" "judge: acquisitions per second come from the final Writes line"
+expect_exit 1 "judge: a WARNING splat fails a SUCCESS run" "$T/judge.sh" "$(fake warn SUCCESS PASS \
+	'[   12.0] WARNING: CPU: 1 PID: 80 at kernel/locking/locktorture.c:700' "$ok_end")"
+expect_exit 1 "judge: an RCU stall fails a SUCCESS run" "$T/judge.sh" "$(fake stall SUCCESS PASS \
+	'[   30.0] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' "$ok_end")"
+expect_exit 1 "judge: a hung task fails a SUCCESS run" "$T/judge.sh" "$(fake hung SUCCESS PASS \
+	'[  150.0] INFO: task lock_torture_wr:81 blocked for more than 120 seconds.' "$ok_end")"
+expect_exit 1 "judge: a run without its End of test line is a failure" "$T/judge.sh" "$(fake noend SUCCESS PASS \
+	'[   10.0] six_lock-torture:--- Start of test')"
+expect_exit 1 "judge: a runner HANG fails the scenario" "$T/judge.sh" "$(fake hang SUCCESS 'HANG: no verdict' "$ok_end")"
+expect_exit 1 "judge: a negative control that did not fail is reported" "$T/judge.sh" "$(fake busted-ok FAILURE PASS "$ok_end")"
+
+# Bad input: refused with a message before anything boots.
+expect_exit 1 "make torture refuses an unknown scenario" "$T/run.sh" -s NO-SUCH -o "$o" -r bad1
+expect_exit 1 "make torture refuses DURATION=abc" "$T/run.sh" -d abc -o "$o" -r bad2
+expect_exit 2 "make torture refuses VCPUS=0" "$T/run.sh" -c 0 -o "$o" -r bad3
+[ ! -e "$o/bad1" ] && [ ! -e "$o/bad1.partial" ] && pass "refused runs leave no results" ||
+	fail "a refused run left results"
+
+# A short run of every six scenario and both negative controls.
+six=$(grep '^SIX' "$T/configs/CFLIST")
+"$T/run.sh" -s "$six" -d 8 -o "$o" -r short >"$o/short.log" 2>&1
+if [ ! -d "$o/short" ]; then
+	fail "the short torture run did not complete; see $o/short.log"
+else
+	for s in $six; do
+		j=$(cat "$o/short/$s/judgement" 2>/dev/null || echo "FAIL: no judgement")
+		case "$(cat "$T/configs/$s.expect" 2>/dev/null || echo SUCCESS):$j" in
+		SUCCESS:PASS*) pass "torture $s: $j" ;;
+		FAILURE:PASS*) pass "negative control $s: the busted six lock ends in FAILURE" ;;
+		LOCKDEP:PASS*) pass "negative control $s: lockdep reports recursive locking without no_check_recursion" ;;
+		*) fail "torture $s: $j" ;;
+		esac
+	done
+	expect_grep '^ *&torture_six_lock-[WR]:' "$o/short/SIX-2/lockstat.txt" "lock statistics of the six lock are kept"
+	expect_grep '^scenario +type +vCPUs +result +writes/s +reads/s +intent/s' "$o/short/table.txt" "the run ends with its table"
+	cp -r "$o/short" "$o/short-recheck"
+	rm "$o"/short-recheck/*/judgement "$o"/short-recheck/*/summary
+	"$T/recheck.sh" "$o/short-recheck" >"$o/recheck.log" 2>&1
+	if diff -r -q -x table.txt -x '*.log' "$o/short" "$o/short-recheck" >"$o/recheck.diff"; then
+		pass "recheck re-judges a stored run to the same judgements and summaries"
+	else
+		fail "recheck differs from the run's own judging; see $o/recheck.diff"
+	fi
+fi
+
+# A deliberately re-broken lock (write does not wait for readers), not the
+# busted type: the regular SIX-4 scenario must catch it.
+"$T/run.sh" -f torture-rebroken -s SIX-4 -d 8 -o "$o" -r rebroken >"$o/rebroken.log" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q '^FAIL' "$o/rebroken/SIX-4/judgement" 2>/dev/null; then
+	pass "a six lock whose write ignores readers is caught: $(cut -c1-80 "$o/rebroken/SIX-4/judgement")"
+else
+	fail "the re-broken six lock was not caught (exit $rc); see $o/rebroken.log"
+fi

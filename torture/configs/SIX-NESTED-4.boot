@@ -1,0 +1,1 @@
+locktorture.torture_type=six_nested

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Judge one torture scenario from its stored files, without booting.
+# usage: torture/judge.sh SCENARIO_DIR
+# Reads console.log, verdict (the runner's), expect (SUCCESS, FAILURE or
+# LOCKDEP) and guest/duration.txt; writes badness (count per class of
+# torture/console-badness), judgement (one line: PASS or FAIL and why) and
+# summary (key=value: verdict, statistics, acquisitions per second).
+# Exits 0 when the scenario ended as expected.
+. "$(dirname "$0")/functions.sh"
+
+[ $# -eq 1 ] || { usage_from_header; exit 2; }
+d=$1
+[ -r "$d/console.log" ] || die "no console.log in $d"
+expect=$(cat "$d/expect" 2>/dev/null || echo SUCCESS)
+runner=$(cat "$d/verdict" 2>/dev/null || echo "NOVERDICT: no runner verdict")
+
+grep -v '^#' "$LAB_ROOT/torture/console-badness" | grep . |
+	while IFS='	' read -r class re; do
+		printf '%s=%s\n' "$class" "$(grep -cE "$re" "$d/console.log")"
+	done | write_atomic "$d/badness"
+count() { sed -n "s/^$1=//p" "$d/badness"; }
+bad=$(awk -F= '$2 > 0 { printf "%s%s=%s", sep, $1, $2; sep = " " }' "$d/badness")
+ended=$(grep -oE 'End of test: [A-Z_]+' "$d/console.log" | tail -n 1 | sed 's/End of test: //')
+
+case $expect in
+SUCCESS)
+	if [ "${runner%%:*}" != PASS ]; then
+		j="FAIL: guest $runner"
+	elif [ -z "$ended" ]; then
+		j="FAIL: no End of test line (hang?)"
+	elif [ "$ended" != SUCCESS ] || [ -n "$bad" ]; then
+		j="FAIL: End of test: $ended; $bad"
+	else
+		j="PASS"
+	fi ;;
+FAILURE)
+	if [ "$ended" = FAILURE ] && [ "$(count bang)" -gt 0 ]; then
+		j="PASS: FAILURE detected as expected ($bad)"
+	else
+		j="FAIL: expected End of test: FAILURE, got '${ended:-none}' ($runner)"
+	fi ;;
+LOCKDEP)
+	if grep -q 'possible recursive locking detected' "$d/console.log"; then
+		j="PASS: lockdep reported recursive locking as expected"
+	else
+		j="FAIL: expected lockdep's recursive-locking report, got none ($runner)"
+	fi ;;
+*)
+	die "unknown expectation '$expect' in $d/expect" ;;
+esac
+echo "$j" | write_atomic "$d/judgement"
+
+# Final statistics: the last of locktorture's lines of each kind.
+duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
+{
+	echo "scenario=$(basename "$d")"
+	echo "torture_type=$(sed -n 's/.*locktorture\.torture_type=\([^ ]*\).*/\1/p' "$d/boot" 2>/dev/null)"
+	echo "vcpus=$(sed -n 's/^vcpus=//p' "$d/env" 2>/dev/null)"
+	echo "accel=$(sed -n 's/^accel=//p' "$d/env" 2>/dev/null)"
+	echo "expect=$expect"
+	echo "judgement=$j"
+	echo "end_of_test=${ended:-none}"
+	echo "duration_s=$duration"
+	awk -v dur="$duration" '
+		{ sub(/^\[[ 0-9.]+\] /, "") }
+		/^(Writes|Reads |Intent): +Total: / {
+			side = substr($0, 1, 6); sub(/ *:?$/, "", side)
+			match($0, /Total: *[0-9]+/)
+			t = substr($0, RSTART, RLENGTH); sub(/Total: */, "", t)
+			total[side] = t
+		}
+		/^Six: / { six = $0 }
+		END {
+			n = split("Writes Reads Intent", sides, " ")
+			for (i = 1; i <= n; i++) {
+				s = tolower(sides[i])
+				t = (sides[i] in total) ? total[sides[i]] : 0
+				printf "%s_total=%d\n%s_per_s=%.0f\n", s, t, s, (dur > 0 ? t / dur : 0)
+			}
+			if (six != "") {
+				gsub(/  +/, "  ", six)
+				printf "six=%s\n", six
+			}
+		}' "$d/console.log"
+	sed 's/^/badness_/' "$d/badness"
+} | write_atomic "$d/summary"
+
+case $j in PASS*) exit 0 ;; *) exit 1 ;; esac

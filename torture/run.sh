@@ -1,0 +1,84 @@
+#!/bin/sh
+# Run lock-torture scenarios in QEMU guests and judge them (make torture).
+# usage: torture/run.sh [-s "SCENARIO..."] [-d DURATION_S] [-c VCPUS] [-r RUN] [-o DIR] [-f FLAVOUR]
+#   -s  scenarios of torture/configs/ (default: those listed in CFLIST)
+#   -d  seconds of torture per scenario (default 30)
+#   -c  vCPUs for every scenario (default: each one's CONFIG_NR_CPUS)
+#   -r  run name (default: UTC date and time)
+#   -o  where runs go (default results/torture)
+#   -f  kernel flavour (default torture; torture-rebroken for the lab's check
+#       that a broken lock is caught)
+# Each scenario gets DIR/RUN/SCENARIO/ with console.log, boot, expect,
+# config-fragment, kernel.config, verdict, judgement, summary, badness,
+# lockstat.txt and guest/.  The run is DIR/RUN.partial until every
+# scenario is done, then it is renamed DIR/RUN: an interrupted run is never
+# taken for a result.  Exit status 0 when every scenario ended as expected.
+. "$(dirname "$0")/functions.sh"
+
+scenarios= duration=30 vcpus= run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/torture
+flavour=torture
+while getopts s:d:c:r:o:f:h opt; do
+	case $opt in
+	s) scenarios=$OPTARG ;;
+	d) duration=$OPTARG ;;
+	c) vcpus=$OPTARG ;;
+	r) run=$OPTARG ;;
+	o) dir=$OPTARG ;;
+	f) flavour=$OPTARG ;;
+	*) usage_from_header; exit 2 ;;
+	esac
+done
+configs=$LAB_ROOT/torture/configs
+[ -n "$scenarios" ] || scenarios=$(grep -v '^#' "$configs/CFLIST")
+for s in $scenarios; do
+	[ -r "$configs/$s" ] && [ -r "$configs/$s.boot" ] ||
+		die "no torture scenario '$s' (have: $(grep -v '^#' "$configs/CFLIST" | paste -sd' ' -))"
+done
+is_uint "$duration" && [ "$duration" -ge 1 ] || die "DURATION must be a whole number of seconds, not '$duration'"
+[ -z "$vcpus" ] || "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
+[ ! -e "$dir/$run" ] || die "run $dir/$run exists already; choose another RUN="
+
+"$LAB_ROOT/vm/build-kernel.sh" "$flavour" || exit 1
+kout=$LAB_BUILD/out/$flavour
+rundir=$dir/$run.partial
+rm -rf "$rundir"
+mkdir -p "$rundir"
+trap 'echo; warn "interrupted: partial results stay in $rundir and are not a result"; exit 130' INT TERM
+record_provenance "$rundir"
+
+n=$(echo $scenarios | wc -w)
+i=0
+fails=0
+for s in $scenarios; do
+	i=$((i + 1))
+	c=${vcpus:-$(scenario_vcpus "$configs/$s")}
+	left=$(for r in $scenarios; do echo "$r"; done | tail -n +$((i + 1)) |
+		while read -r r; do scenario_vcpus "$configs/$r"; done |
+		awk -v d="$duration" -v c="$vcpus" '{ t += d + 20 + 2 * (c ? c : $1) } END { printf "%d", t / 60 }')
+	progress torture "$s ($i of $n): $c vCPUs, ${duration}s of torture; about $left min for the rest"
+	sd=$rundir/$s
+	mkdir -p "$sd"
+	cp "$configs/$s" "$sd/config-fragment"
+	echo "$(cat "$configs/$s.boot") lab.duration=$duration" >"$sd/boot"
+	cat "$configs/$s.expect" 2>/dev/null >"$sd/expect" || echo SUCCESS >"$sd/expect"
+	# The fragment's CONFIG_NR_CPUS is the scenario's vCPU count (as in
+	# upstream's kvm.sh); every other option must be in the torture kernel.
+	grep -v '^CONFIG_NR_CPUS=' "$configs/$s" >"$sd/config-required"
+	if ! "$LAB_ROOT/vm/check-config.sh" "$kout/.config" "$sd/config-required" 2>"$sd/config-check.log"; then
+		echo "FAIL: the torture kernel lacks options of $s; see config-check.log" >"$sd/judgement"
+		fails=$((fails + 1))
+		continue
+	fi
+	"$LAB_ROOT/vm/run.sh" -k "$kout/arch/x86/boot/bzImage" -M "$kout/modroot" -o "$sd" \
+		-c "$c" -t $((120 + 5 * c + duration + 60)) -p "$LAB_ROOT/torture/payload" \
+		-a "$(cat "$sd/boot")" 2>"$sd/run.log"
+	grep -E '^ *[^ ]*(torture|six_nest|pcpu_rwsem)[^ ]*:' "$sd/guest/lock_stat.txt" \
+		>"$sd/lockstat.txt" 2>/dev/null
+	"$LAB_ROOT/torture/judge.sh" "$sd" || fails=$((fails + 1))
+	progress torture "$s: $(cat "$sd/judgement")"
+done
+
+"$LAB_ROOT/torture/table.sh" "$rundir" | tee "$rundir/table.txt"
+mv "$rundir" "$dir/$run"
+progress torture "run complete: $dir/$run ($fails of $n scenarios not as expected)"
+[ "$fails" = 0 ]
