@@ -4,11 +4,12 @@
 SHELL := /bin/sh
 FLAVOURS ?= torture bench-global bench-hashbl vanilla
 VCPUS ?=
-DURATION ?= 30
-SCENARIOS ?=
 RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
+# Options passed on only when given: each script has its own defaults.
+given = $(filter command line environment,$(origin $(1)))
+opt = $(if $(call given,$(1)),$(2) "$($(1))")
 
-.PHONY: help all setup kernel check-series kunit boot torture torture-recheck test clean
+.PHONY: help all setup kernel check-series kunit boot torture torture-recheck bench test clean
 
 help:
 	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
@@ -20,7 +21,9 @@ help:
 	@echo '  make check-series     compile every file the series touches'
 	@echo '  make kunit            run the series KUnit suite in a guest [VCPUS=2]'
 	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=2]'
-	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=$(DURATION) VCPUS=]'
+	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS=]'
+	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl'
+	@echo '                        [THREADS="1 2 4" REPEATS=5 DURATION=3 KERNELS="bench-global bench-hashbl"]'
 	@echo '  make torture-recheck  re-judge a stored torture run without booting RUN=<run>'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'
 	@echo
@@ -50,7 +53,12 @@ boot: setup
 	vm/run.sh -v -k build/out/torture/arch/x86/boot/bzImage -o results/boot/$(RUN) -c $(or $(VCPUS),2)
 
 torture: setup
-	torture/run.sh -d $(DURATION) -r $(RUN) $(if $(SCENARIOS),-s "$(SCENARIOS)") $(if $(VCPUS),-c $(VCPUS))
+	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c)
+
+bench: setup
+	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= DURATION= KERNELS=]'; exit 2; }
+	bench/run.sh -c "$(VCPUS)" -r $(RUN) $(call opt,THREADS,-t) $(call opt,REPEATS,-n) \
+		$(call opt,DURATION,-d) $(call opt,KERNELS,-k)
 
 torture-recheck:
 	@test "$(origin RUN)" != file || { echo "usage: make torture-recheck RUN=<run in results/torture>"; exit 2; }

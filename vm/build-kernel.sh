@@ -32,6 +32,9 @@ tree=$("$LAB_ROOT/vm/tree.sh" $(for p in $EXTRA; do printf -- '-p %s ' "$p"; don
 out=$LAB_BUILD/out/$flavour
 mkdir -p "$out"
 need_space "$out" 2000
+# One build of a flavour at a time: a second waits instead of racing it.
+exec 9>"$out/.lock"
+flock 9
 
 frags=
 for f in $FRAGMENTS; do

@@ -12,13 +12,14 @@ need_pkg busybox-static
 need_cmd cpio cpio
 need_cmd gzip gzip
 
-# The lab's guest programs, built static so that the initramfs needs no libc.
+# The lab's guest programs (vm/guest/, bench/), built static so that the
+# initramfs needs no libc.
 bindir=$LAB_BUILD/guest
 mkdir -p "$bindir"
-for src in "$LAB_ROOT"/vm/guest/*.c; do
+for src in "$LAB_ROOT"/vm/guest/*.c "$LAB_ROOT"/bench/*.c; do
 	bin=$bindir/$(basename "$src" .c)
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-		gcc -static -O2 -Wall -Werror -o "$bin.tmp" "$src" && mv "$bin.tmp" "$bin" ||
+		gcc -static -O2 -Wall -Werror -pthread -o "$bin.tmp" "$src" && mv "$bin.tmp" "$bin" ||
 			die "could not build $src"
 	fi
 done
