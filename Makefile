@@ -34,7 +34,7 @@ all: setup kernel check-series kunit torture
 setup:
 	@. vm/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
 		gcc make flex bison bc libelf-dev libssl-dev cpio xz-utils kmod patch \
-		linux-perf trace-cmd e2fsprogs fsmark python3 gawk
+		linux-perf trace-cmd e2fsprogs fsmark python3 python3-numpy gawk util-linux
 
 kernel: setup
 	@for f in $(FLAVOURS); do vm/build-kernel.sh $$f || exit 1; done
