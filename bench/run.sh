@@ -88,9 +88,9 @@ echo "arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max
 nboots=$(( $(echo $arms | wc -w) * repeats + profile * $(echo $kernels | wc -w) ))
 b=0
 t_start=$(date +%s)
-left() {  # estimated minutes left, from the boots done so far
-	awk -v b="$b" -v n="$nboots" -v s="$(( $(date +%s) - t_start ))" \
-		'BEGIN { if (b == 0) print "?"; else printf "%d", s / b * (n - b) / 60 }'
+left() {  # estimated minutes left, from the boots done before this one
+	awk -v b="$((b - 1))" -v n="$nboots" -v s="$(( $(date +%s) - t_start ))" \
+		'BEGIN { if (b <= 0) print "?"; else printf "%d", s / b * (n - b) / 60 }'
 }
 
 boot() {  # boot KERNEL OUTDIR EXTRA_ARGS
