@@ -7,8 +7,8 @@ For each phase and thread count: each arm's median ops/s and interquartile
 range over the repeats, and each kernel's ratio to the first kernel (medians)
 with a 95% bootstrap interval (resampling repeats within each arm, fixed seed,
 so the same results give the same table).  Then what the profile boots saw:
-the share of perf samples in the hash lock and the spinlock slow path, the
-top contended locks, and fs_mark's files/s.
+the share of perf samples in the spinlock slow path and the callers it was
+reached from (callchains), the top contended locks, and fs_mark's files/s.
 """
 import csv
 import os
@@ -83,6 +83,22 @@ def table(run):
     return out
 
 
+def slowpath_callers(g):
+    """Callers of the spinlock slow path in perf's callchain report."""
+    found, inside = [], False
+    try:
+        for line in open(os.path.join(g, "perf-report-callchains.txt")):
+            if re.match(r"\s+[0-9.]+%\s+\[", line):
+                inside = "queued_spin_lock_slowpath" in line
+                continue
+            m = re.search(r"--([0-9.]+)%--(\S+)", line)
+            if inside and m:
+                found.append("%s%% %s" % (m.group(1), m.group(2)))
+    except OSError:
+        pass
+    return ", ".join(found[:3])
+
+
 def profiles(run):
     out = []
     pdir = os.path.join(run, "profiles")
@@ -94,7 +110,7 @@ def profiles(run):
         if not os.path.isdir(os.path.join(pdir, k)):
             continue
         g = os.path.join(pdir, k, "guest")
-        share = {"hash lock": 0.0, "spinlock slow path": 0.0}
+        slowpath = 0.0
         try:
             for line in open(os.path.join(g, "perf-report.txt")):
                 m = re.match(r"\s+([0-9.]+)%\s+\[[kK.]\]\s+(\S+)", line)
@@ -102,10 +118,7 @@ def profiles(run):
                     continue
                 pct, sym = float(m.group(1)), m.group(2)
                 if "queued_spin_lock_slowpath" in sym:
-                    share["spinlock slow path"] += pct
-                if sym in ("_raw_spin_lock", "insert_inode_locked", "__insert_inode_hash",
-                           "find_inode_fast", "hlist_bl_lock", "bit_spin_lock"):
-                    share["hash lock"] += pct
+                    slowpath += pct
         except OSError:
             pass
         fsmark = "-"
@@ -119,10 +132,9 @@ def profiles(run):
         has_lock = open(os.path.join(g, "kallsyms-inode_hash_lock.txt")).read().strip() \
             if os.path.exists(os.path.join(g, "kallsyms-inode_hash_lock.txt")) else "?"
         out.append("  %-14s inode_hash_lock symbol: %s  spinlock slow path: %5.1f%%  "
-                   "hash-lock paths (_raw_spin_lock, insert_inode_locked...): %5.1f%%  "
-                   "fs_mark files/s: %s"
-                   % (k, "yes" if has_lock not in ("0", "?") else "no",
-                      share["spinlock slow path"], share["hash lock"], fsmark))
+                   "reached from: %s  fs_mark files/s: %s"
+                   % (k, "yes" if has_lock not in ("0", "?") else "no", slowpath,
+                      slowpath_callers(g) or "-", fsmark))
         try:
             lines = [l.rstrip() for l in open(os.path.join(g, "perf-lock-contention.txt"))
                      if l.strip() and not l.startswith("#")]
