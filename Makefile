@@ -9,7 +9,7 @@ RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
 given = $(filter command line environment,$(origin $(1)))
 opt = $(if $(call given,$(1)),$(2) "$($(1))")
 
-.PHONY: help all setup kernel check-series kunit boot torture torture-recheck bench test clean
+.PHONY: help all setup kernel check-series kunit boot torture torture-recheck bench report test clean
 
 help:
 	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
@@ -24,6 +24,8 @@ help:
 	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS=]'
 	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl'
 	@echo '                        [THREADS="1 2 4" REPEATS=5 DURATION=3 KERNELS="bench-global bench-hashbl"]'
+	@echo '  make report           REPORT.md and plots/ from every complete run in results/'
+	@echo '                        [RUN="run ..."] or run to run [BASE=<run> NEW=<run>]'
 	@echo '  make torture-recheck  re-judge a stored torture run without booting RUN=<run>'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'
 	@echo
@@ -34,7 +36,8 @@ all: setup kernel check-series kunit torture
 setup:
 	@. vm/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
 		gcc make flex bison bc libelf-dev libssl-dev cpio xz-utils kmod patch \
-		linux-perf trace-cmd e2fsprogs fsmark python3 python3-numpy gawk util-linux
+		linux-perf trace-cmd e2fsprogs fsmark python3 python3-numpy python3-scipy \
+		python3-matplotlib gawk util-linux
 
 kernel: setup
 	@for f in $(FLAVOURS); do vm/build-kernel.sh $$f || exit 1; done
@@ -52,13 +55,22 @@ boot: setup
 	vm/build-kernel.sh torture
 	vm/run.sh -v -k build/out/torture/arch/x86/boot/bzImage -o results/boot/$(RUN) -c $(or $(VCPUS),2)
 
+# make torture and make bench end by remaking the report from every
+# complete run, their own included, whether or not every scenario passed.
 torture: setup
-	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c)
+	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c); \
+		rc=$$?; $(MAKE) -s report RUN= BASE= NEW=; exit $$rc
 
 bench: setup
 	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= DURATION= KERNELS=]'; exit 2; }
 	bench/run.sh -c "$(VCPUS)" -r $(RUN) $(call opt,THREADS,-t) $(call opt,REPEATS,-n) \
-		$(call opt,DURATION,-d) $(call opt,KERNELS,-k)
+		$(call opt,DURATION,-d) $(call opt,KERNELS,-k) && $(MAKE) -s report RUN= BASE= NEW=
+
+report:
+	@test -z "$(BASE)$(NEW)" || test -n "$(BASE)" -a -n "$(NEW)" || \
+		{ echo 'usage: make report [RUN="run ..."] or make report BASE=<run> NEW=<run>'; exit 2; }
+	/usr/bin/python3 bench/report.py $(if $(call given,RUN),$(RUN)) \
+		$(if $(BASE),--base "$(BASE)" --new "$(NEW)")
 
 torture-recheck:
 	@test "$(origin RUN)" != file || { echo "usage: make torture-recheck RUN=<run in results/torture>"; exit 2; }

@@ -17,8 +17,7 @@ import sys
 
 import numpy as np
 
-BOOTSTRAP = 2000
-SEED = 20230509  # the series' posting date: any fixed seed will do
+from stats import SEED, bootstrap_ratio_ci
 
 
 def load(run):
@@ -36,15 +35,6 @@ def params(run):
         k, _, v = line.rstrip("\n").partition("=")
         p[k] = v
     return p
-
-
-def ratio_ci(a, b, rng):
-    """95% percentile bootstrap interval of median(b) / median(a)."""
-    a, b = np.asarray(a), np.asarray(b)
-    ia = rng.integers(0, len(a), (BOOTSTRAP, len(a)))
-    ib = rng.integers(0, len(b), (BOOTSTRAP, len(b)))
-    ratios = np.median(b[ib], axis=1) / np.median(a[ia], axis=1)
-    return np.percentile(ratios, [2.5, 97.5])
 
 
 def table(run):
@@ -77,7 +67,7 @@ def table(run):
                 if not a or not b:
                     line += "  %24s" % "-"
                     continue
-                lo, hi = ratio_ci(a, b, rng)
+                lo, hi = bootstrap_ratio_ci(a, b, rng)
                 line += "  %6.3f [%6.3f, %6.3f]" % (np.median(b) / np.median(a), lo, hi)
             out.append(line)
     return out

@@ -40,12 +40,16 @@ expect_exit 1 "judge: a negative control that did not fail is reported" "$T/judg
 expect_exit 1 "make torture refuses an unknown scenario" "$T/run.sh" -s NO-SUCH -o "$o" -r bad1
 expect_exit 1 "make torture refuses DURATION=abc" "$T/run.sh" -d abc -o "$o" -r bad2
 expect_exit 2 "make torture refuses VCPUS=0" "$T/run.sh" -c 0 -o "$o" -r bad3
+expect_exit 1 "make torture refuses a repeat count of 0 (0*SIX-2)" "$T/run.sh" -s "0*SIX-2" -o "$o" -r bad4
+got=$(. "$T/functions.sh"; expand_scenarios "2*A B 3*C A" | paste -sd' ' -)
+[ "$got" = "A B C A.2 A.3 C.2 C.3" ] && pass "N*SCENARIO repeats are numbered and interleaved by round" ||
+	fail "expand_scenarios '2*A B 3*C A' gave '$got'"
 [ ! -e "$o/bad1" ] && [ ! -e "$o/bad1.partial" ] && pass "refused runs leave no results" ||
 	fail "a refused run left results"
 
-# A short run of every six scenario and both negative controls.
+# A short run of every six scenario and both negative controls, SIX-2 twice.
 six=$(grep '^SIX' "$T/configs/CFLIST")
-"$T/run.sh" -s "$six" -d 8 -o "$o" -r short >"$o/short.log" 2>&1
+"$T/run.sh" -s "$six 1*SIX-2" -d 8 -o "$o" -r short >"$o/short.log" 2>&1
 if [ ! -d "$o/short" ]; then
 	fail "the short torture run did not complete; see $o/short.log"
 else
@@ -58,6 +62,7 @@ else
 		*) fail "torture $s: $j" ;;
 		esac
 	done
+	expect_grep '^judgement=PASS' "$o/short/SIX-2.2/summary" "a repeated scenario runs again as SIX-2.2"
 	expect_grep '^ *&torture_six_lock-[WR]:' "$o/short/SIX-2/lockstat.txt" "lock statistics of the six lock are kept"
 	expect_grep '^scenario +type +vCPUs +result +writes/s +reads/s +intent/s' "$o/short/table.txt" "the run ends with its table"
 	cp -r "$o/short" "$o/short-recheck"

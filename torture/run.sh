@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run lock-torture scenarios in QEMU guests and judge them (make torture).
 # usage: torture/run.sh [-s "SCENARIO..."] [-d DURATION_S] [-c VCPUS] [-r RUN] [-o DIR] [-f FLAVOUR]
-#   -s  scenarios of torture/configs/ (default: those listed in CFLIST)
+#   -s  scenarios of torture/configs/ (default: those listed in CFLIST);
+#       "N*NAME" runs NAME N times, as NAME, NAME.2 ... NAME.N, interleaved
 #   -d  seconds of torture per scenario (default 30)
 #   -c  vCPUs for every scenario (default: each one's CONFIG_NR_CPUS)
 #   -r  run name (default: UTC date and time)
@@ -29,10 +30,14 @@ while getopts s:d:c:r:o:f:h opt; do
 	esac
 done
 configs=$LAB_ROOT/torture/configs
+set -f  # "N*NAME" is not a file pattern
 [ -n "$scenarios" ] || scenarios=$(grep -v '^#' "$configs/CFLIST")
+scenarios=$(expand_scenarios $scenarios)
 for s in $scenarios; do
-	[ -r "$configs/$s" ] && [ -r "$configs/$s.boot" ] ||
-		die "no torture scenario '$s' (have: $(grep -v '^#' "$configs/CFLIST" | paste -sd' ' -))"
+	case $s in BAD-REPEAT:*) die "'${s#BAD-REPEAT:}': a repeat is N*SCENARIO with N a whole number from 1" ;; esac
+	b=$(scenario_base "$s")
+	[ -r "$configs/$b" ] && [ -r "$configs/$b.boot" ] ||
+		die "no torture scenario '$b' (have: $(grep -v '^#' "$configs/CFLIST" | paste -sd' ' -))"
 done
 is_uint "$duration" && [ "$duration" -ge 1 ] || die "DURATION must be a whole number of seconds, not '$duration'"
 [ -z "$vcpus" ] || "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
@@ -51,19 +56,20 @@ i=0
 fails=0
 for s in $scenarios; do
 	i=$((i + 1))
-	c=${vcpus:-$(scenario_vcpus "$configs/$s")}
+	b=$(scenario_base "$s")
+	c=${vcpus:-$(scenario_vcpus "$configs/$b")}
 	left=$(for r in $scenarios; do echo "$r"; done | tail -n +$((i + 1)) |
-		while read -r r; do scenario_vcpus "$configs/$r"; done |
+		while read -r r; do scenario_vcpus "$configs/$(scenario_base "$r")"; done |
 		awk -v d="$duration" -v c="$vcpus" '{ t += d + 20 + 2 * (c ? c : $1) } END { printf "%d", t / 60 }')
 	progress torture "$s ($i of $n): $c vCPUs, ${duration}s of torture; about $left min for the rest"
 	sd=$rundir/$s
 	mkdir -p "$sd"
-	cp "$configs/$s" "$sd/config-fragment"
-	echo "$(cat "$configs/$s.boot") lab.duration=$duration" >"$sd/boot"
-	cat "$configs/$s.expect" 2>/dev/null >"$sd/expect" || echo SUCCESS >"$sd/expect"
+	cp "$configs/$b" "$sd/config-fragment"
+	echo "$(cat "$configs/$b.boot") lab.duration=$duration" >"$sd/boot"
+	cat "$configs/$b.expect" 2>/dev/null >"$sd/expect" || echo SUCCESS >"$sd/expect"
 	# The fragment's CONFIG_NR_CPUS is the scenario's vCPU count (as in
 	# upstream's kvm.sh); every other option must be in the torture kernel.
-	grep -v '^CONFIG_NR_CPUS=' "$configs/$s" >"$sd/config-required"
+	grep -v '^CONFIG_NR_CPUS=' "$configs/$b" >"$sd/config-required"
 	if ! "$LAB_ROOT/vm/check-config.sh" "$kout/.config" "$sd/config-required" 2>"$sd/config-check.log"; then
 		echo "FAIL: the torture kernel lacks options of $s; see config-check.log" >"$sd/judgement"
 		fails=$((fails + 1))

@@ -1,0 +1,162 @@
+"""The report's figures (matplotlib, Agg): one PNG per question, named after
+the run, with units on the axes and the environment in a footnote.  PNGs
+carry no date or version metadata, so the same runs give the same files."""
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+import stats  # noqa: E402
+
+PHASES = ("create", "lookup", "unlink")
+COLOURS = {"bench-global": "tab:red", "bench-hashbl": "tab:blue", "vanilla": "tab:green",
+           "bench-global-aa": "tab:orange"}
+
+
+def save(fig, plot_dir, name, caption):
+    fig.text(0.01, 0.005, caption, fontsize=6, color="dimgray", wrap=True)
+    fig.savefig(os.path.join(plot_dir, name), dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return name
+
+
+def bench_plots(run, plot_dir, caption, pairs):
+    """[(file, what it shows)] for one bench run; pairs: the (title, base,
+    new) comparisons of its tables."""
+    files = [(rates_vs_threads(run, plot_dir, caption), "operations per second vs threads, each arm, "
+              "mean ± sd over boots"),
+             (ratio_vs_threads(run, plot_dir, caption, pairs), "ratio to the base kernel vs threads with 95% "
+              "interval (Welch on ln), A/A in grey")]
+    profs = run.profiles()
+    if profs:
+        files.append((profile_shares(run.name, profs, plot_dir, caption),
+                      "share of perf samples in the spinlock slow path, all of it and under the inode "
+                      "hash lock's callers, at the top thread count"))
+        if any(p.contention for p in profs):
+            files.append((contention(run.name, profs, plot_dir, caption),
+                          "total lock wait by lock (type and caller), perf lock contention, top "
+                          "thread count"))
+    return files
+
+
+def rates_vs_threads(run, plot_dir, caption):
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
+    for ax, phase in zip(axes, PHASES):
+        for arm in run.arms:
+            pts = [(t, run.samples(arm, phase, t)) for t in run.threads if run.samples(arm, phase, t)]
+            if not pts:
+                continue
+            t = [p[0] for p in pts]
+            mean = [np.mean(p[1]) for p in pts]
+            sd = [np.std(p[1], ddof=1) if len(p[1]) > 1 else 0 for p in pts]
+            ax.errorbar(t, mean, yerr=sd, marker="o", capsize=3, label=arm,
+                        color=COLOURS.get(arm), linestyle="--" if arm.endswith("-aa") else "-")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(run.threads, [str(t) for t in run.threads])
+        ax.set_xlabel("threads")
+        ax.set_ylabel("%ss per second" % phase)
+        ax.set_title(phase)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("inode-create, %s vCPUs: %s" % (run.params.get("vcpus"), run.name))
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return save(fig, plot_dir, "%s-rates.png" % run.name, caption)
+
+
+def ratio_vs_threads(run, plot_dir, caption, pairs):
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
+    for ax, phase in zip(axes, PHASES):
+        for i, (_title, base, new) in enumerate(pairs):
+            t, r, lo, hi = [], [], [], []
+            for th in run.threads:
+                a, b = run.samples(base, phase, th), run.samples(new, phase, th)
+                c = stats.Comparison(a, b) if a and b else None
+                if c and c.testable:
+                    t.append(th * (1 + 0.06 * (i - len(pairs) / 2)))  # side by side
+                    r.append(c.ratio)
+                    lo.append(c.ratio - c.lo)
+                    hi.append(c.hi - c.ratio)
+            aa = new.endswith("-aa")
+            ax.errorbar(t, r, yerr=[lo, hi], marker="o", capsize=3, label="%s / %s" % (new, base),
+                        color="gray" if aa else COLOURS.get(new), alpha=0.6 if aa else 1)
+        ax.axhline(1, color="black", linewidth=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(run.threads, [str(t) for t in run.threads])
+        ax.set_xlabel("threads")
+        ax.set_ylabel("ratio of %ss per second" % phase)
+        ax.set_title(phase)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle("ratio to base with 95%% interval, %s vCPUs: %s" % (run.params.get("vcpus"), run.name))
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return save(fig, plot_dir, "%s-ratio.png" % run.name, caption)
+
+
+def profile_shares(name, profs, plot_dir, caption):
+    fig, ax = plt.subplots(figsize=(7, 4))
+    x = np.arange(len(profs))
+    busy = [100 * p.slowpath / p.busy for p in profs]
+    hashp = [100 * (p.hash_path or 0) / p.busy for p in profs]
+    ax.bar(x - 0.2, busy, 0.4, label="queued_spin_lock_slowpath, all callers", color="tab:gray")
+    ax.bar(x + 0.2, hashp, 0.4, label="under the inode hash lock's callers", color="tab:red")
+    for i, p in enumerate(profs):
+        if p.hash_path is None:
+            ax.annotate("no caller above\nperf's 0.5%", (i + 0.2, 0.5), ha="center", fontsize=7)
+    ax.set_xticks(x, [p.kernel for p in profs])
+    ax.set_ylabel("% of busy cpu-clock samples (idle loop excluded)")
+    ax.set_title("spinning in the profiles: %s" % name)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return save(fig, plot_dir, "%s-profile.png" % name, caption)
+
+
+def contention(name, profs, plot_dir, caption):
+    locks = []
+    for p in profs:
+        for c in sorted(p.contention, key=lambda c: -c["wait_s"])[:5]:
+            key = "%s %s" % (c["type"], c["caller"])
+            if key not in locks:
+                locks.append(key)
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(locks) + 1.8))
+    y = np.arange(len(locks))
+    h = 0.8 / len(profs)
+    for i, p in enumerate(profs):
+        wait = {"%s %s" % (c["type"], c["caller"]): c["wait_s"] for c in p.contention}
+        ax.barh(y + i * h, [wait.get(k, 0) for k in locks], h, label=p.kernel,
+                color=COLOURS.get(p.kernel))
+    ax.set_yticks(y + h * (len(profs) - 1) / 2, locks, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("total wait in seconds, summed over all waiters (whole profile boot)")
+    ax.set_title("lock contention by lock: %s" % name)
+    ax.legend(fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return save(fig, plot_dir, "%s-contention.png" % name, caption)
+
+
+def torture_plot(name, rates, plot_dir, caption):
+    """Acquisitions per second by lock type and side; None without rates."""
+    keys = sorted(rates, key=lambda k: (k[1], k[0]))
+    if not keys:
+        return None
+    sides = ("writes", "reads", "intent")
+    colours = {"writes": "tab:red", "reads": "tab:blue", "intent": "tab:green"}
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(keys) + 2), 4.5))
+    x = np.arange(len(keys))
+    for i, side in enumerate(sides):
+        vals = [rates[k].get(side, []) for k in keys]
+        mean = [np.mean(v) if v else 0 for v in vals]
+        sd = [np.std(v, ddof=1) if len(v) > 1 else 0 for v in vals]
+        ax.bar(x + (i - 1) * 0.27, mean, 0.27, yerr=sd, capsize=2, label=side, color=colours[side])
+    ax.set_yscale("log")
+    ax.set_xticks(x, ["%s\n%d vCPUs" % k for k in keys], fontsize=7, rotation=30, ha="right")
+    ax.set_ylabel("acquisitions per second (log scale)")
+    ax.set_title("locktorture acquisitions by lock and side: %s" % name)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return save(fig, plot_dir, "%s-torture.png" % name, caption)

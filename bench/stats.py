@@ -1,0 +1,142 @@
+"""The statistics behind the lab's verdicts (used by bench/report.py).
+
+A comparison is of two samples of a rate (operations or acquisitions per
+second, one value per boot).  Rates are compared as ratios, so the test is
+Welch's t-test on their logarithms: the change is the ratio of the geometric
+means, its 95% interval comes from Welch's t interval of the difference of
+the log means, and the verdict is "better" or "worse" only when that interval
+excludes no change (p < ALPHA).  Welch's, because the two kernels need not be
+equally noisy; logarithms, because a ratio's interval must be multiplicative
+and rates are skewed.  A percentile bootstrap of the ratio of medians (what
+bench/summarize.py prints) is calibrated beside it: with five boots a side it
+only fires when the two groups barely overlap, whatever their spread.
+
+A/A calibration: the first kernel of every bench run is booted twice per
+repeat.  Under "no difference" every split of the pooled A and A' boots into
+two groups of the original sizes is equally likely, so the share of splits a
+test calls significant is that test's false-positive rate on this run's own
+noise: measured, not assumed.  Small pools are enumerated exactly; large ones
+sampled with a fixed seed, so the same results give the same numbers.
+"""
+import itertools
+import math
+
+import numpy as np
+from scipy import stats as sps
+
+ALPHA = 0.05
+BOOTSTRAP = 2000
+SEED = 20230509  # the series' posting date: any fixed seed will do
+MAX_SPLITS = 2000  # more splits than this are sampled, not enumerated
+
+
+def describe(x):
+    """n, mean, standard deviation (n-1), median, quartiles and CV of x."""
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    mean = float(x.mean()) if n else math.nan
+    sd = float(x.std(ddof=1)) if n > 1 else math.nan
+    q1, med, q3 = (float(v) for v in np.percentile(x, [25, 50, 75])) if n else (math.nan,) * 3
+    cv = sd / mean if n > 1 and mean else math.nan
+    return {"n": n, "mean": mean, "sd": sd, "median": med, "q1": q1, "q3": q3, "cv": cv}
+
+
+class Comparison:
+    """Welch's t-test of ln(b) against ln(a).
+
+    ratio: geometric mean of b over that of a; lo, hi: its (1 - alpha)
+    interval; p: two-sided p-value; df: Welch-Satterthwaite degrees of
+    freedom; testable: False when a side has fewer than two values (then
+    there is a ratio but no interval and no verdict).
+    """
+
+    def __init__(self, a, b, alpha=ALPHA):
+        la, lb = np.log(np.asarray(a, dtype=float)), np.log(np.asarray(b, dtype=float))
+        na, nb = len(la), len(lb)
+        self.alpha = alpha
+        self.na, self.nb = na, nb
+        d = float(lb.mean() - la.mean())
+        self.ratio = math.exp(d)
+        self.testable = na >= 2 and nb >= 2
+        if not self.testable:
+            self.lo = self.hi = self.p = self.df = self.t = math.nan
+            return
+        va, vb = la.var(ddof=1) / na, lb.var(ddof=1) / nb
+        se = math.sqrt(va + vb)
+        if se == 0:
+            # Two constant samples: any difference is certain, none is none.
+            self.df, self.t = float(na + nb - 2), math.copysign(math.inf, d) if d else 0.0
+            self.p = 0.0 if d else 1.0
+            self.lo = self.hi = self.ratio
+            return
+        self.df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+        self.t = d / se
+        self.p = float(2 * sps.t.sf(abs(self.t), self.df))
+        q = float(sps.t.ppf(1 - alpha / 2, self.df))
+        self.lo, self.hi = math.exp(d - q * se), math.exp(d + q * se)
+
+    @property
+    def significant(self):
+        return self.testable and self.p < self.alpha
+
+    def verdict(self, higher_is_better=True):
+        if not self.testable:
+            return "n<2: no test"
+        if not self.significant:
+            return "no significant change"
+        return "better" if (self.ratio > 1) == higher_is_better else "worse"
+
+
+def welch_significant(a, b, alpha=ALPHA):
+    return Comparison(a, b, alpha).significant
+
+
+def bootstrap_ratio_ci(a, b, rng, alpha=ALPHA, n=BOOTSTRAP):
+    """Percentile bootstrap interval of median(b) / median(a)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ra = np.median(a[rng.integers(0, len(a), (n, len(a)))], axis=1)
+    rb = np.median(b[rng.integers(0, len(b), (n, len(b)))], axis=1)
+    lo, hi = np.percentile(rb / ra, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return float(lo), float(hi)
+
+
+def bootstrap_significant(a, b, rng, alpha=ALPHA):
+    lo, hi = bootstrap_ratio_ci(a, b, rng, alpha)
+    return lo > 1 or hi < 1
+
+
+def splits(na, nb, rng):
+    """Index sets of the first group for splits of na + nb pooled values."""
+    total = math.comb(na + nb, na)
+    if total <= MAX_SPLITS:
+        return [list(c) for c in itertools.combinations(range(na + nb), na)]
+    return [sorted(rng.choice(na + nb, na, replace=False)) for _ in range(MAX_SPLITS)]
+
+
+def false_positive_rate(a, a2, test):
+    """Share of the splits of a + a2 (same-kernel boots) that test(x, y)
+    calls significant: the test's false-positive rate on this noise."""
+    pooled = np.concatenate([np.asarray(a, dtype=float), np.asarray(a2, dtype=float)])
+    rng = np.random.default_rng(SEED)
+    hits = total = 0
+    for first in splits(len(a), len(a2), rng):
+        mask = np.zeros(len(pooled), dtype=bool)
+        mask[first] = True
+        hits += bool(test(pooled[mask], pooled[~mask]))
+        total += 1
+    return hits / total if total else math.nan
+
+
+def binomial_tail(k, m, p=ALPHA):
+    """P(X >= k) for X ~ Binomial(m, p): how surprising k false alarms in m
+    A/A comparisons would be if the test's rate were p."""
+    return float(sps.binom.sf(k - 1, m, p)) if m else math.nan
+
+
+def min_detectable_change(a, b, alpha=ALPHA):
+    """Half-width of the interval of ln(b/a), as a ratio - 1: changes smaller
+    than this cannot be called significant with these samples."""
+    c = Comparison(a, b, alpha)
+    if not c.testable:
+        return math.nan
+    return math.sqrt(c.hi / c.lo) - 1

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Write made-up runs with known differences for the report's tests.
+
+usage: tests/fake-runs.py RESULTS_DIR
+
+bench/fake-a (2 vCPUs): bench-hashbl 1.5x bench-global, vanilla = global,
+  the A/A arm the same values as bench-global in another order; a profile
+  of bench-global with 4.68% of samples spinning under __ext4_new_inode.
+bench/fake-b (2 vCPUs): bench-global at 0.7x fake-a's (a run-to-run drop).
+bench/fake-c (4 vCPUs): not comparable with fake-a.
+bench/fake-d.partial: an interrupted run.
+torture/fake-t: 3 boots each of six_lock, six_lock_pcpu (1.3x reads) and
+  rwsem_lock at 4 vCPUs, plus a negative control.
+"""
+import os
+import sys
+
+NOISE = [-0.03, 0.01, 0.04, -0.02, 0.0]     # CV about 3%
+SHUFFLE = [0.04, -0.02, 0.0, -0.03, 0.01]   # the same values, another order
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def bench(results, name, vcpus, arms):
+    """arms: {arm: (factor, noise)}; the first is the base."""
+    d = os.path.join(results, "bench", name)
+    write(os.path.join(d, "parameters"),
+          "vcpus=%d\nthreads= 1 2\nrepeats=5\nduration_s=1\nkernels=%s\narms=%s\n"
+          "order=interleaved\n" % (vcpus, " ".join(a for a in arms if not a.endswith("-aa")),
+                                   " ".join(arms)))
+    write(os.path.join(d, "env"), "date=2026-01-01T00:00:00Z\nhost_cpus=2\nhost_cpu=fake\naccel=tcg\n"
+          "vcpus=%d\novercommit=1.00\nqemu=QEMU emulator version 7.2\nlab_git_rev=0123456789ab\n"
+          "kernel_debian_source_version=6.1.0-fake\n" % vcpus)
+    rows = ["arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max_thread_ops"]
+    for r in range(5):
+        for arm, (factor, noise) in arms.items():
+            for t in (1, 2):
+                for i, phase in enumerate(("create", "lookup", "unlink")):
+                    v = 1000 * (i + 1) * t * factor * (1 + noise[r])
+                    rows.append("%s,%s,%d,%d,%s,%d,1.0,%.1f,1,1" % (arm, arm.replace("-aa", ""), r + 1, t,
+                                                                    phase, v, v))
+    write(os.path.join(d, "results.csv"), "\n".join(rows) + "\n")
+    return d
+
+
+def profile(run_dir):
+    g = os.path.join(run_dir, "profiles", "bench-global", "guest")
+    write(os.path.join(g, "perf-report-callchains.txt"), """# Samples: 12K of event 'cpu-clock'
+    72.83%  [k] __sched_text_end
+            |
+            ---default_idle_call
+               do_idle
+
+    11.28%  [k] queued_spin_lock_slowpath
+            |
+             --4.68%--__ext4_new_inode
+                       ext4_create
+
+     5.94%  [k] osq_lock
+            |
+            ---__mutex_lock.constprop.0
+""")
+    write(os.path.join(g, "kallsyms-inode_hash_lock.txt"), "1\n")
+    write(os.path.join(g, "fs_mark.txt"), "FSUse%        Count         Size    Files/sec     App Overhead\n"
+          "     0        32000            0        889.8          1234567\n")
+    write(os.path.join(g, "perf-lock-contention.txt"),
+          " contended   total wait     max wait     avg wait         type   caller\n\n"
+          "      2943      1.15 m       1.90 s      23.43 ms        mutex   __ext4_unlink+0x1bf\n")
+
+
+def torture(results, name):
+    d = os.path.join(results, "torture", name)
+    boots = [("SIX-4", "six_lock", 30000, 80000), ("SIX-PCPU-4", "six_lock_pcpu", 30000, 104000),
+             ("RWSEM-4", "rwsem_lock", 19, 18)]
+    for r in range(3):
+        for scen, kind, w, rd in boots:
+            inst = scen if r == 0 else "%s.%d" % (scen, r + 1)
+            write(os.path.join(d, inst, "summary"),
+                  "scenario=%s\ntorture_type=%s\nvcpus=4\naccel=tcg\nexpect=SUCCESS\njudgement=PASS\n"
+                  "writes_per_s=%.0f\nreads_per_s=%.0f\nintent_per_s=0\n" %
+                  (inst, kind, w * (1 + NOISE[r]), rd * (1 + SHUFFLE[r])))
+            write(os.path.join(d, inst, "env"), "accel=tcg\nhost_cpus=2\nvcpus=4\novercommit=2.00\n")
+    write(os.path.join(d, "SIX-BUSTED", "summary"),
+          "scenario=SIX-BUSTED\ntorture_type=six_busted\nvcpus=2\nexpect=FAILURE\n"
+          "judgement=PASS: FAILURE detected as expected\nwrites_per_s=99999\nreads_per_s=1\n")
+
+
+def main():
+    results = sys.argv[1]
+    a = bench(results, "fake-a", 2, {"bench-global": (1.0, NOISE), "bench-hashbl": (1.5, SHUFFLE),
+                                     "vanilla": (1.0, SHUFFLE), "bench-global-aa": (1.0, SHUFFLE)})
+    profile(a)
+    bench(results, "fake-b", 2, {"bench-global": (0.7, NOISE), "bench-hashbl": (1.5, SHUFFLE),
+                                 "bench-global-aa": (0.7, SHUFFLE)})
+    bench(results, "fake-c", 4, {"bench-global": (1.0, NOISE), "bench-hashbl": (1.0, SHUFFLE),
+                                 "bench-global-aa": (1.0, SHUFFLE)})
+    bench(results, "fake-d.partial", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.0, SHUFFLE)})
+    torture(results, "fake-t")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""Known answers for bench/stats.py, worked by hand (see each comment);
+one "ok - " or "not ok - " line per check, for tests/run.sh to count."""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import stats  # noqa: E402
+
+
+def check(name, got, want, tol=1e-3):
+    good = (got == want) if isinstance(want, (str, bool)) else abs(got - want) <= tol * max(1, abs(want))
+    print("%s - stats: %s (got %s, want %s)" % ("ok" if good else "not ok", name, got, want))
+
+
+E = math.e
+# ln a = 0,1,2 and ln b = 1,2,3: means 1 and 2, variances 1 and 1, so
+# se = sqrt(1/3 + 1/3) = 0.8165, t = 1/0.8165 = 1.2247, Welch df =
+# (2/3)^2 / ((1/3)^2/2 * 2) = 4; t(0.975, 4) = 2.7764 (tables), so the
+# interval of ln(ratio) is 1 -+ 2.2669 and two-sided p = 0.2879.
+c = stats.Comparison([1, E, E ** 2], [E, E ** 2, E ** 3])
+check("Welch df of equal-variance samples of 3", c.df, 4.0)
+check("Welch t", c.t, 1.2247)
+check("ratio of geometric means is e", c.ratio, E)
+check("95% interval low end exp(1 - 2.2669)", c.lo, math.exp(1 - 2.7764 * math.sqrt(2 / 3)))
+check("95% interval high end exp(1 + 2.2669)", c.hi, math.exp(1 + 2.7764 * math.sqrt(2 / 3)))
+check("two-sided p from t(4) tables", c.p, 0.2879)
+check("a wide interval is no significant change", c.verdict(), "no significant change")
+
+# Unequal spreads: ln a = 0,1,2 (var 1, n 3), ln b = 0,2,4,6,8 (var 10, n 5):
+# se^2 = 1/3 + 2, df = (7/3)^2 / ((1/3)^2/2 + 2^2/4) = 5.4444/1.0556 = 5.158,
+# not the pooled test's 6.
+check("Welch-Satterthwaite df of unequal spreads", stats.Comparison(
+    [1, E, E ** 2], [1, E ** 2, E ** 4, E ** 6, E ** 8]).df, 5.158)
+
+# A/A: the same five values in another order have the same geometric
+# mean: ratio 1, t 0, p 1; must not be flagged.
+aa = stats.Comparison([100, 102, 98, 101, 99], [101, 99, 100, 98, 102])
+check("A/A: same values, ratio 1", aa.ratio, 1.0)
+check("A/A: p = 1", aa.p, 1.0)
+check("A/A is not flagged", aa.verdict(), "no significant change")
+
+# Shifted: b = 1.2 a exactly, so the ratio is exactly 1.2 and the log
+# spreads are equal (sd of ln a = 0.00707): t = ln 1.2 / 0.00447 = 40.8.
+a = [100, 101, 99, 100, 100]
+sh = stats.Comparison(a, [1.2 * x for x in a])
+check("shifted by 20%: ratio 1.2", sh.ratio, 1.2)
+check("shifted by 20%: flagged", sh.significant, True)
+check("shifted by 20%: interval holds 1.2", sh.lo < 1.2 < sh.hi, True)
+check("shifted up is better for a rate", sh.verdict(), "better")
+check("shifted up is worse for a time", sh.verdict(higher_is_better=False), "worse")
+check("shifted down is worse", stats.Comparison([1.2 * x for x in a], a).verdict(), "worse")
+
+# One value a side: a ratio, but no test and no verdict.
+one = stats.Comparison([10], [20])
+check("n=1: ratio still given", one.ratio, 2.0)
+check("n=1: no test", one.verdict(), "n<2: no test")
+
+# Describe: 90, 100, 110 has mean 100, sd 10, CV 0.1, quartiles 95 and 105.
+d = stats.describe([90, 100, 110])
+check("mean", d["mean"], 100.0)
+check("sd with n-1", d["sd"], 10.0)
+check("coefficient of variation", d["cv"], 0.1)
+check("lower quartile", d["q1"], 95.0)
+
+# False-positive rate over splits: pooled ln values are five 0s and five 1s.
+# Of the C(10,5) = 252 splits, the 2 that separate 0s from 1s have zero
+# variance and a difference (flagged); a split with one 1 in the first group
+# (25 splits, and 25 mirrored) has means .2 and .8, variances .2, t = 2.12,
+# df 8, p = 0.067 (not flagged); closer splits less so.  Rate: 2/252.
+check("Welch false-positive rate over all splits", stats.false_positive_rate([1] * 5, [E] * 5,
+      stats.welch_significant), 2 / 252, tol=1e-9)
+# Identical boots: no split can differ.
+check("no false positive on constant samples", stats.false_positive_rate([5] * 5, [5] * 5,
+      stats.welch_significant), 0.0)
+# 0 alarms in 15 comparisons: P(X >= 0) = 1; 1 or more: 1 - 0.95^15 = 0.5367.
+check("binomial tail of 1 alarm in 15 at 5%", stats.binomial_tail(1, 15), 1 - 0.95 ** 15)
+check("binomial tail of 0 alarms", stats.binomial_tail(0, 15), 1.0)
+# Smallest significant change of two identical samples with CV 7.9%:
+# se = sd(ln)*sqrt(2/5), half-width t(0.975, 8) * se, as a ratio - 1.
+s = [100, 110, 90, 105, 95]
+lns = [math.log(x) for x in s]
+m = sum(lns) / 5
+sdl = math.sqrt(sum((x - m) ** 2 for x in lns) / 4)
+check("smallest significant change", stats.min_detectable_change(s, s),
+      math.exp(2.3060 * sdl * math.sqrt(2 / 5)) - 1)

@@ -1,0 +1,96 @@
+#!/bin/sh
+# Test group "report": the statistics against hand-computed answers; make
+# report on made-up runs with known differences (a shifted arm must be
+# flagged, an A/A arm must not, a run-to-run drop must read "worse", a
+# profile's hash-lock share must be found); bad input refused without
+# touching the last report; the committed REPORT.md and plots/ made again,
+# byte for byte, from the runs they name.  No boot: seconds.
+. "$(dirname "$0")/../vm/functions.sh"
+. "$LAB_ROOT/tests/lib.sh"
+
+PY=/usr/bin/python3
+R=$LAB_ROOT/bench/report.py
+o=$TEST_OUT/report
+rm -rf "$o"
+mkdir -p "$o/out"
+
+"$PY" "$LAB_ROOT/tests/stats-known.py" || fail "stats: the known-answer script died"
+
+"$PY" "$LAB_ROOT/tests/fake-runs.py" "$o/results"
+rep=$o/out/REPORT.md
+check "make report on made-up runs" "$PY" "$R" -r "$o/results" -o "$o/out"
+row() {  # row PHASE THREADS: the table rows of that point, in report order
+	grep -E "^\| $1 \| $2 \| " "$rep"
+}
+# In fake-a: hash-bl vs global, hash-bl vs vanilla, A/A; each table lists
+# create at 1 thread once.
+[ "$(row create 1 | sed -n 1p | grep -c '\*\*better\*\*')" = 1 ] &&
+	pass "report: a 50% shift of bench-hashbl is flagged better" ||
+	fail "report: the shifted arm was not flagged: $(row create 1 | sed -n 1p)"
+[ "$(row create 1 | sed -n 2p | grep -c '\*\*better\*\*')" = 1 ] &&
+	pass "report: the whole-series comparison (vanilla) is made when a run has it" ||
+	fail "report: no vanilla comparison: $(row create 1 | sed -n 2p)"
+[ "$(row create 1 | sed -n 3p | grep -c 'no significant change')" = 1 ] &&
+	pass "report: an A/A arm is not flagged" || fail "report: A/A flagged: $(row create 1 | sed -n 3p)"
+expect_grep '^\| create \| 1 \| 1000 ± 27.4 \| 1500 ± 41.1 \| \+50\.0% \| \[\+44\.2%, \+56\.1%\]' "$rep" \
+	"report: mean, sd, change and Welch interval as computed by hand"
+expect_grep 'Welch false-positive rate 4\.8% \(must be at most 5%\)' "$rep" \
+	"report: the A/A false-positive rate is measured and stated"
+expect_grep '^\| create \| 1 \| 2\.7% \| 2\.7% \|' "$rep" "report: the coefficient of variation per point"
+expect_grep '^\| `bench-global` \| yes \| 72\.8% \| 11\.28% \(41\.5% of busy\) \| 4\.68% \(17\.2% of busy\) \| 890 \|' \
+	"$rep" "report: the profile's idle loop, slow path and hash-lock share are parsed"
+expect_grep '^\| 4 \| reads \| `six_lock` \| `six_lock_pcpu` \|.*\*\*better\*\*' "$rep" \
+	"report: torture boots of one scenario are compared (six_lock_pcpu reads 1.3x)"
+expect_grep '^\| 4 \| writes \| `six_lock` \| `six_lock_pcpu` \|.*no significant change' "$rep" \
+	"report: equal torture rates are not flagged"
+grep -q 'six_busted' "$rep" && ! grep -q '^| [0-9] | [a-z]* | `six_busted`' "$rep" &&
+	pass "report: negative controls are judged but not compared for speed" ||
+	fail "report: six_busted missing from the judgements or compared for speed"
+! grep -q 'fake-d' "$rep" && pass "report: an interrupted run (.partial) is left out" ||
+	fail "report: a .partial run was reported"
+for p in fake-a-rates fake-a-ratio fake-a-profile fake-a-contention fake-t-torture; do
+	head -c 4 "$o/out/plots/$p.png" 2>/dev/null | grep -q PNG && grep -q "(plots/$p.png)" "$rep" &&
+		pass "report: plot $p.png made and embedded" || fail "report: plot $p.png missing"
+done
+cp -r "$o/out" "$o/first"
+"$PY" "$R" -r "$o/results" -o "$o/out" >/dev/null 2>&1
+diff -r "$o/first" "$o/out" >/dev/null && pass "report: the same runs give the same REPORT.md and plots" ||
+	fail "report: a second make report differs from the first"
+
+check "report: BASE= and NEW= of two runs" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-a --new fake-b fake-a fake-b
+expect_grep '^## Run to run: `fake-a` \(base\) vs `fake-b` \(new\)' "$rep" "report: the run-to-run section is made"
+[ "$(sed -n '/^### `bench-global`$/,/^###/p' "$rep" | grep -c '\*\*worse\*\*')" = 6 ] &&
+	pass "report: a 30% run-to-run drop reads worse at every point" || fail "report: run-to-run drop not flagged"
+[ "$(sed -n '/^### `bench-hashbl`$/,/^##/p' "$rep" | grep -c 'no significant change')" = 6 ] &&
+	pass "report: an unchanged kernel reads no change run to run" || fail "report: unchanged kernel flagged run to run"
+
+# Bad input: a clear error, exit 2, and the last report stays as it was.
+cp "$rep" "$o/last.md"
+expect_exit 2 "report refuses BASE without NEW" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-a
+expect_exit 2 "report refuses runs of different vCPUs as run to run" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-a --new fake-c
+expect_exit 2 "report refuses a bench run against a torture run" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-a --new fake-t
+expect_exit 2 "report refuses an interrupted run" "$PY" "$R" -r "$o/results" -o "$o/out" fake-d.partial
+expect_exit 2 "report refuses an unknown run" "$PY" "$R" -r "$o/results" -o "$o/out" no-such-run
+printf 'arm,repeat\nbench-global,x\n' >"$o/results/bench/fake-c/results.csv"
+expect_exit 2 "report refuses an unreadable run" "$PY" "$R" -r "$o/results" -o "$o/out" fake-c
+expect_exit 2 "make report BASE= without NEW= says how to call it" make -s -C "$LAB_ROOT" report BASE=x
+cmp -s "$rep" "$o/last.md" && pass "report: refused calls leave the last REPORT.md untouched" ||
+	fail "report: a refused call changed REPORT.md"
+
+# The committed report, made again from the runs it names.
+cmd=$(sed -n 's/^Generated by `make report \([^`]*\)`.*/\1/p' "$LAB_ROOT/REPORT.md")
+runs=$(echo "$cmd" | sed -n 's/.*RUN="\([^"]*\)".*/\1/p')
+pair=$(echo "$cmd" | sed -n 's/.*BASE=\([^ ]*\) NEW=\([^ ]*\).*/--base \1 --new \2/p')
+if [ -z "$runs" ]; then
+	fail "REPORT.md does not name the runs it was made from"
+else
+	mkdir -p "$o/again"
+	# shellcheck disable=SC2086
+	"$PY" "$R" -o "$o/again" $pair $runs >"$o/again.log" 2>&1
+	cmp -s "$o/again/REPORT.md" "$LAB_ROOT/REPORT.md" &&
+		pass "the committed REPORT.md is what make report makes from its runs" ||
+		fail "the committed REPORT.md differs from make report $cmd; see $o/again"
+	diff -r "$o/again/plots" "$LAB_ROOT/plots" >/dev/null &&
+		pass "the committed plots/ are what make report makes from its runs" ||
+		fail "the committed plots/ differ from make report $cmd; see $o/again/plots"
+fi
