@@ -23,6 +23,15 @@ def save(fig, plot_dir, name, caption):
     return name
 
 
+def finish(fig, ax, plot_dir, name, title, caption, grid_axis):
+    """Title, legend, grid and layout of a one-panel figure, then save."""
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.grid(axis=grid_axis, alpha=0.3)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return save(fig, plot_dir, name, caption)
+
+
 def bench_plots(run, plot_dir, caption, pairs):
     """[(file, what it shows)] for one bench run; pairs: the (title, base,
     new) comparisons of its tables."""
@@ -42,33 +51,39 @@ def bench_plots(run, plot_dir, caption, pairs):
     return files
 
 
-def rates_vs_threads(run, plot_dir, caption):
+def per_phase(run, plot_dir, caption, name, title, draw):
+    """One panel per phase, threads on a log2 axis; draw(ax, phase) plots
+    a panel and labels its y axis."""
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
     for ax, phase in zip(axes, PHASES):
+        draw(ax, phase)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(run.threads, [str(t) for t in run.threads])
+        ax.set_xlabel("threads")
+        ax.set_title(phase)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle("%s, %s vCPUs: %s" % (title, run.params.get("vcpus"), run.name))
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return save(fig, plot_dir, "%s-%s.png" % (run.name, name), caption)
+
+
+def rates_vs_threads(run, plot_dir, caption):
+    def draw(ax, phase):
         for arm in run.arms:
             pts = [(t, run.samples(arm, phase, t)) for t in run.threads if run.samples(arm, phase, t)]
             if not pts:
                 continue
-            t = [p[0] for p in pts]
-            mean = [np.mean(p[1]) for p in pts]
-            sd = [np.std(p[1], ddof=1) if len(p[1]) > 1 else 0 for p in pts]
-            ax.errorbar(t, mean, yerr=sd, marker="o", capsize=3, label=arm,
+            mean = [np.mean(v) for _t, v in pts]
+            sd = [np.std(v, ddof=1) if len(v) > 1 else 0 for _t, v in pts]
+            ax.errorbar([t for t, _v in pts], mean, yerr=sd, marker="o", capsize=3, label=arm,
                         color=COLOURS.get(arm), linestyle="--" if arm.endswith("-aa") else "-")
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(run.threads, [str(t) for t in run.threads])
-        ax.set_xlabel("threads")
         ax.set_ylabel("%ss per second" % phase)
-        ax.set_title(phase)
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    fig.suptitle("inode-create, %s vCPUs: %s" % (run.params.get("vcpus"), run.name))
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    return save(fig, plot_dir, "%s-rates.png" % run.name, caption)
+    return per_phase(run, plot_dir, caption, "rates", "inode-create", draw)
 
 
 def ratio_vs_threads(run, plot_dir, caption, pairs):
-    fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
-    for ax, phase in zip(axes, PHASES):
+    def draw(ax, phase):
         for i, (_title, base, new) in enumerate(pairs):
             t, r, lo, hi = [], [], [], []
             for th in run.threads:
@@ -83,16 +98,8 @@ def ratio_vs_threads(run, plot_dir, caption, pairs):
             ax.errorbar(t, r, yerr=[lo, hi], marker="o", capsize=3, label="%s / %s" % (new, base),
                         color="gray" if aa else COLOURS.get(new), alpha=0.6 if aa else 1)
         ax.axhline(1, color="black", linewidth=0.8)
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(run.threads, [str(t) for t in run.threads])
-        ax.set_xlabel("threads")
         ax.set_ylabel("ratio of %ss per second" % phase)
-        ax.set_title(phase)
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7)
-    fig.suptitle("ratio to base with 95%% interval, %s vCPUs: %s" % (run.params.get("vcpus"), run.name))
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    return save(fig, plot_dir, "%s-ratio.png" % run.name, caption)
+    return per_phase(run, plot_dir, caption, "ratio", "ratio to base with 95% interval", draw)
 
 
 def profile_shares(name, profs, plot_dir, caption):
@@ -107,11 +114,8 @@ def profile_shares(name, profs, plot_dir, caption):
             ax.annotate("no caller above\nperf's 0.5%", (i + 0.2, 0.5), ha="center", fontsize=7)
     ax.set_xticks(x, [p.kernel for p in profs])
     ax.set_ylabel("% of busy cpu-clock samples (idle loop excluded)")
-    ax.set_title("spinning in the profiles: %s" % name)
-    ax.legend(fontsize=8)
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
-    return save(fig, plot_dir, "%s-profile.png" % name, caption)
+    return finish(fig, ax, plot_dir, "%s-profile.png" % name, "spinning in the profiles: %s" % name,
+                  caption, "y")
 
 
 def contention(name, profs, plot_dir, caption):
@@ -131,11 +135,8 @@ def contention(name, profs, plot_dir, caption):
     ax.set_yticks(y + h * (len(profs) - 1) / 2, locks, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("total wait in seconds, summed over all waiters (whole profile boot)")
-    ax.set_title("lock contention by lock: %s" % name)
-    ax.legend(fontsize=8)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
-    return save(fig, plot_dir, "%s-contention.png" % name, caption)
+    return finish(fig, ax, plot_dir, "%s-contention.png" % name, "lock contention by lock: %s" % name,
+                  caption, "x")
 
 
 def torture_plot(name, rates, plot_dir, caption):
@@ -155,8 +156,5 @@ def torture_plot(name, rates, plot_dir, caption):
     ax.set_yscale("log")
     ax.set_xticks(x, ["%s\n%d vCPUs" % k for k in keys], fontsize=7, rotation=30, ha="right")
     ax.set_ylabel("acquisitions per second (log scale)")
-    ax.set_title("locktorture acquisitions by lock and side: %s" % name)
-    ax.legend(fontsize=8)
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
-    return save(fig, plot_dir, "%s-torture.png" % name, caption)
+    return finish(fig, ax, plot_dir, "%s-torture.png" % name,
+                  "locktorture acquisitions by lock and side: %s" % name, caption, "y")

@@ -74,7 +74,12 @@ expect_exit 2 "report refuses an unknown run" "$PY" "$R" -r "$o/results" -o "$o/
 printf 'arm,repeat\nbench-global,x\n' >"$o/results/bench/fake-c/results.csv"
 expect_exit 2 "report refuses an unreadable run" "$PY" "$R" -r "$o/results" -o "$o/out" fake-c
 expect_exit 2 "make report BASE= without NEW= says how to call it" make -s -C "$LAB_ROOT" report BASE=x
-cmp -s "$rep" "$o/last.md" && pass "report: refused calls leave the last REPORT.md untouched" ||
+[ ! -e "$o/out/.report.tmp" ] && pass "report: refused calls leave no half-made report behind" ||
+	fail "report: a refused call left $o/out/.report.tmp"
+ln -s /dev/null "$o/out/.report.tmp"  # where the report is made cannot be written
+expect_exit 1 "report: a failed write (a full disk, say) is an error" "$PY" "$R" -r "$o/results" -o "$o/out" fake-a
+rm -f "$o/out/.report.tmp"
+cmp -s "$rep" "$o/last.md" && pass "report: refused calls and failed writes leave the last REPORT.md untouched" ||
 	fail "report: a refused call changed REPORT.md"
 
 # The committed report, made again from the runs it names.
