@@ -14,6 +14,7 @@ import stats  # noqa: E402
 PHASES = ("create", "lookup", "unlink")
 COLOURS = {"bench-global": "tab:red", "bench-hashbl": "tab:blue", "vanilla": "tab:green",
            "bench-global-aa": "tab:orange"}
+PAIR_COLOURS = ("tab:blue", "tab:green", "tab:purple")
 
 
 def save(fig, plot_dir, name, caption):
@@ -96,7 +97,7 @@ def ratio_vs_threads(run, plot_dir, caption, pairs):
                     hi.append(c.hi - c.ratio)
             aa = new.endswith("-aa")
             ax.errorbar(t, r, yerr=[lo, hi], marker="o", capsize=3, label="%s / %s" % (new, base),
-                        color="gray" if aa else COLOURS.get(new), alpha=0.6 if aa else 1)
+                        color="gray" if aa else PAIR_COLOURS[i % len(PAIR_COLOURS)], alpha=0.6 if aa else 1)
         ax.axhline(1, color="black", linewidth=0.8)
         ax.set_ylabel("ratio of %ss per second" % phase)
     return per_phase(run, plot_dir, caption, "ratio", "ratio to base with 95% interval", draw)

@@ -586,7 +586,8 @@ def method_lines():
             "tested against hand-computed answers by `make test`.", ""]
 
 
-def context_lines(bench_runs):
+def context_lines(bench_verdicts):
+    bench_runs = [run for run, _v, _c in bench_verdicts]
     out = ["## Context: published numbers, TCG and overcommit", "",
            "Published: Dave Chinner's posting of the hash-bl conversion (\"[RFC PATCH 0/3] vfs: "
            "convert inode cache to hlist-bl\", 6 April 2021, "
@@ -616,23 +617,36 @@ def context_lines(bench_runs):
             "mke2fs.conf does not enable; so the unlink phase measures that mutex more than the "
             "inode cache.", "",
             "What TCG and overcommit do to the numbers:", "",
-            "- TCG translates every guest instruction: everything runs roughly an order of magnitude "
-            "slower than on hardware, and atomics and memory barriers cost relatively more. Absolute "
-            "rates (creates/s, acquisitions/s) do not transfer to real hardware at all.",
+            "- TCG translates every guest instruction: everything runs far slower than on hardware "
+            "and the relative costs of instructions differ from it. Absolute rates (creates/s, "
+            "acquisitions/s) do not transfer to real hardware at all.",
             "- With more vCPUs than host CPUs, vCPUs are time-sliced by the host. A lock holder whose "
             "vCPU is descheduled holds the lock for a whole host time slice (lock-holder preemption), "
             "so spinners burn their slices and waits grow long. At 16x overcommit the idle loop "
             "takes most of the profile samples and thread counts above the host's cores add "
             "waiting, not parallelism.",
-            "- The noise grows with overcommit (see each run's CV): a run can then only detect large "
+            "- The noise grows with overcommit (table below): a run can then only detect large "
             "changes, and the A/A calibration says how large.",
             "- What transfers: which code paths contend (the callers in the profiles and in perf lock), "
             "the direction of a change in spinning on the hash lock, and every correctness result of "
             "the torture runs (a lock that fails under TCG is broken). What does not: the size of a "
             "speed-up, scaling curves, and any ratio whose interval includes no change. For the "
             "size of the hash-bl gain, run `make bench VCPUS=N` with N at most the host's CPUs on a "
-            "host where KVM works (the lab uses KVM wherever its probe succeeds).", ""]
-    return out
+            "host where KVM works (the lab uses KVM wherever its probe succeeds).", "",
+            "Overcommit and noise, measured per bench run (first arm, creates at one thread; CV and "
+            "false-positive rate from the A/A calibration). Even one thread is slower in a guest "
+            "with more vCPUs than host CPUs: presumably the idle vCPUs' own work (timer ticks, "
+            "IPIs to every vCPU) competes for the same host CPUs.", ""]
+    rows = []
+    for run, _verdicts, cal in bench_verdicts:
+        one = run.samples(run.arms[0], "create", run.threads[0]) if run.arms and run.threads else []
+        cvs = [x for p in cal["points"] for x in p[2:4]] if cal and cal["m"] else []
+        rows.append(["`%s`" % run.name, run.params.get("vcpus"), run.env.get("overcommit", "?"),
+                     "%.0f" % np.mean(one) if one else "-",
+                     "%.1f%%" % (100 * float(np.median(cvs))) if cvs else "-",
+                     "%.1f%%" % (100 * float(np.mean(cal["welch"]))) if cvs else "-"])
+    return out + table(["run", "vCPUs", "overcommit", "creates/s, 1 thread", "median CV",
+                        "Welch false-positive rate"], rows)
 
 
 def build(runs, base=None, new=None, plot_dir=None):
@@ -666,7 +680,7 @@ def build(runs, base=None, new=None, plot_dir=None):
     head += table(["run", "kind", "started", "host CPUs", "accel", "vCPUs", "overcommit",
                    "Debian source", "lab revision"], rows)
     return "\n".join(head + summary_lines(bench_verdicts, torture_verdicts, r2r) + method_lines()
-                     + body + context_lines(bench_runs)).rstrip() + "\n"
+                     + body + context_lines(bench_verdicts)).rstrip() + "\n"
 
 
 def main():
