@@ -201,16 +201,27 @@ class Profile:
 
 def hash_lock_share(block, whole):
     """Share of all samples under the hash lock's callers among the slow
-    path's callers, None when perf listed no caller (all under its
-    threshold)."""
-    listed, share = False, 0.0
+    path's callers (perf's caller graph below the slow path's entry), None
+    when perf listed no caller (all under its threshold).  A branch counts
+    once, at its first hash-lock caller: the callers above it in the same
+    branch are the same samples."""
+    listed, share, stack = False, 0.0, []  # stack: [indent, share, counted]
     for line in block:
         m = re.search(r"--([0-9.]+)%--(\S+)", line) or re.search(r"---(\S+)", line)
-        if not m:
-            continue
-        listed = True
-        if m.group(m.lastindex) in HASH_LOCK_CALLERS:
-            share += float(m.group(1)) if m.lastindex == 2 else whole
+        if m:
+            listed = True
+            while stack and stack[-1][0] >= m.start():
+                stack.pop()
+            part = float(m.group(1)) if m.lastindex == 2 else (stack[-1][1] if stack else whole)
+            stack.append([m.start(), part, any(b[2] for b in stack)])
+            name = m.group(m.lastindex)
+        else:
+            name = line.strip(" |")
+            if not name or not stack:
+                continue
+        if name in HASH_LOCK_CALLERS and not stack[-1][2]:
+            share += stack[-1][1]
+            stack[-1][2] = True
     return share if listed else None
 
 

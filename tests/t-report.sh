@@ -39,6 +39,8 @@ expect_grep 'Welch false-positive rate 4\.8% \(must be at most 5%\)' "$rep" \
 expect_grep '^\| create \| 1 \| 2\.7% \| 2\.7% \|' "$rep" "report: the coefficient of variation per point"
 expect_grep '^\| `bench-global` \| yes \| 72\.8% \| 11\.28% \(41\.5% of busy\) \| 4\.68% \(17\.2% of busy\) \| 890 \|' \
 	"$rep" "report: the profile's idle loop, slow path and hash-lock share are parsed"
+expect_grep '^\| `bench-hashbl` \| no \(hash-bl\) \| 50\.0% \| 10\.00% \(20\.0% of busy\) \| 4\.00% \(8\.0% of busy\) \|' \
+	"$rep" "report: nested callers of the slow path are counted once per branch"
 expect_grep '^\| 4 \| reads \| `six_lock` \| `six_lock_pcpu` \|.*\*\*better\*\*' "$rep" \
 	"report: torture boots of one scenario are compared (six_lock_pcpu reads 1.3x)"
 expect_grep '^\| 4 \| writes \| `six_lock` \| `six_lock_pcpu` \|.*no significant change' "$rep" \
