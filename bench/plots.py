@@ -43,8 +43,8 @@ def bench_plots(run, plot_dir, caption, pairs):
     profs = run.profiles()
     if profs:
         files.append((profile_shares(run.name, profs, plot_dir, caption),
-                      "share of perf samples in the spinlock slow path, all of it and under the inode "
-                      "hash lock's callers, at the top thread count"))
+                      "busy perf samples in the spinlock slow path by caller, and the part under the "
+                      "inode-hash functions (takers of inode_hash_lock), at the top thread count"))
         if any(p.contention for p in profs):
             files.append((contention(run.name, profs, plot_dir, caption),
                           "total lock wait by lock (type and caller), perf lock contention, top "
@@ -104,19 +104,33 @@ def ratio_vs_threads(run, plot_dir, caption, pairs):
 
 
 def profile_shares(name, profs, plot_dir, caption):
-    fig, ax = plt.subplots(figsize=(7, 4))
+    """Per kernel, the slow path's share of busy samples split by its
+    first-level callers, beside the part under the inode-hash functions."""
+    fig, ax = plt.subplots(figsize=(8, 4.5))
     x = np.arange(len(profs))
-    busy = [100 * p.slowpath / p.busy for p in profs]
-    hashp = [100 * (p.hash_path or 0) / p.busy for p in profs]
-    ax.bar(x - 0.2, busy, 0.4, label="queued_spin_lock_slowpath, all callers", color="tab:gray")
-    ax.bar(x + 0.2, hashp, 0.4, label="under the inode hash lock's callers", color="tab:red")
+    names = []
+    for p in profs:
+        names += [n for _s, n in p.callers[:3] if n not in names]
+    colours = plt.get_cmap("tab10")
+    labelled = set()
     for i, p in enumerate(profs):
-        if p.hash_path is None:
-            ax.annotate("no caller above\nperf's 0.5%", (i + 0.2, 0.5), ha="center", fontsize=7)
+        bottom = 0.0
+        for share, n in p.callers[:3]:
+            v = 100 * share / p.busy
+            ax.bar(i - 0.2, v, 0.4, bottom=bottom, color=colours(names.index(n) % 10),
+                   label=None if n in labelled else "called from %s" % n)
+            labelled.add(n)
+            bottom += v
+        ax.bar(i - 0.2, 100 * p.slowpath / p.busy - bottom, 0.4, bottom=bottom, color="lightgray",
+               label="callers below perf's 0.5%" if i == 0 else None)
+        ax.bar(i + 0.2, 100 * (p.hash_path or 0) / p.busy, 0.4, color="tab:red", hatch="//",
+               label="under inode-hash functions" if i == 0 else None)
+        if not p.hash_path:
+            ax.annotate("none\nlisted", (i + 0.2, 0.5), ha="center", fontsize=7)
     ax.set_xticks(x, [p.kernel for p in profs])
-    ax.set_ylabel("% of busy cpu-clock samples (idle loop excluded)")
-    return finish(fig, ax, plot_dir, "%s-profile.png" % name, "spinning in the profiles: %s" % name,
-                  caption, "y")
+    ax.set_ylabel("% of busy samples in the spinlock slow path")
+    return finish(fig, ax, plot_dir, "%s-profile.png" % name,
+                  "where the spinlock slow path is reached from: %s" % name, caption, "y")
 
 
 def contention(name, profs, plot_dir, caption):

@@ -5,8 +5,9 @@ usage: tests/fake-runs.py RESULTS_DIR
 
 bench/fake-a (2 vCPUs): bench-hashbl 1.5x bench-global, vanilla = global,
   the A/A arm the same values as bench-global in another order; profiles
-  of bench-global (4.68% of samples spinning under __ext4_new_inode) and
-  of bench-hashbl (a nested caller graph: 4.00% under hash-lock callers).
+  of bench-global (4.68% of samples spinning under __ext4_new_inode: not
+  an inode-hash function) and of bench-hashbl (a nested caller graph: 4.00%
+  under inode-hash functions).
 bench/fake-b (2 vCPUs): bench-global at 0.7x fake-a's (a run-to-run drop).
 bench/fake-c (4 vCPUs): not comparable with fake-a.
 bench/fake-d.partial: an interrupted run.
@@ -50,8 +51,9 @@ def bench(results, name, vcpus, arms):
 
 def profile(run_dir):
     # bench-hashbl: a nested caller graph, where insert_inode_locked and
-    # __ext4_new_inode are one branch (3%, counted once) and iget_locked
-    # another (1%): 4.00% of all samples, 8.0% of the busy half.
+    # __ext4_new_inode are one branch (3%, counted once), d_alloc_parallel
+    # takes no inode-hash lock (2%) and iget_locked does (1%): 4.00% of all
+    # samples, 8.0% of the busy half.
     g = os.path.join(run_dir, "profiles", "bench-hashbl", "guest")
     write(os.path.join(g, "perf-report-callchains.txt"), """# Samples: 10K of event 'cpu-clock'
     50.00%  [k] default_idle
