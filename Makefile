@@ -31,7 +31,7 @@ help:
 	@echo
 	@echo 'Results go to results/<kind>/<run>/; build output to build/.'
 
-all: setup kernel check-series kunit torture
+all: setup kernel check-series kunit torture  # torture ends with make report
 
 setup:
 	@. vm/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
