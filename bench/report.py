@@ -358,7 +358,9 @@ def calibration(run, arm):
             boot.append(b)
             points.append((phase, t, stats.describe(a)["cv"], stats.describe(a2)["cv"],
                            stats.min_detectable_change(a, a2), w))
-    return {"observed": observed, "m": len(points), "welch": welch, "boot": boot, "points": points}
+    n = len(run.samples(arm, PHASES[0], run.threads[0])) if run.threads else 0
+    return {"observed": observed, "m": len(points), "welch": welch, "boot": boot, "points": points,
+            "n": n, "exact": math.comb(2 * n, n) <= stats.MAX_SPLITS}
 
 
 def bench_section(run, plot_dir):
@@ -393,15 +395,16 @@ def calibration_section(run, arm, cal):
            "- Observed: the test called **%d of %d** A/A points significant (chance of that many or "
            "more at a true 5%% rate: %.2f)." % (cal["observed"], cal["m"],
                                                  stats.binomial_tail(cal["observed"], cal["m"])),
-           "- False-positive rate of Welch's test on ln(ops/s), over every split of the pooled A and A' "
-           "boots into two groups of five (exact enumeration, %d points): **%.1f%%** on average, "
-           "%.1f%% at the worst point. %s" %
-           (cal["m"], 100 * rate, 100 * max(w),
+           "- False-positive rate of Welch's test on ln(ops/s), over %s of the pooled A and A' "
+           "boots into two groups of %d (%d points): **%.1f%%** on average, %.1f%% at the worst "
+           "point. %s" %
+           ("every split" if cal["exact"] else "%d random splits (fixed seed)" % stats.MAX_SPLITS,
+            cal["n"], cal["m"], 100 * rate, 100 * max(w),
             "At most 5%: the verdicts above can be taken at their stated level." if rate <= stats.ALPHA
             else "ABOVE 5%: this run's verdicts call noise a change more often than they claim; "
                  "do not trust them."),
            "- The same for a percentile bootstrap of the ratio of medians (what `make bench` prints "
-           "in summary.txt): %.1f%% on average. It is not the report's test: with five boots a side "
+           "in summary.txt): %.1f%% on average. It is not the report's test: with few boots a side "
            "it depends only on how the two groups' ranks overlap." % (100 * float(np.mean(b))), ""]
     out += ["Noise floor: coefficient of variation (sd/mean) of each A arm, and the smallest change "
             "the A/A comparison could have called significant (half-width of its 95% interval).", ""]
