@@ -586,7 +586,8 @@ def summary_lines(bench_verdicts, torture_verdicts, r2r):
                 for ph, t, c in results:
                     if ph == phase:
                         got.setdefault(c.verdict(), []).append(str(t))
-                desc = "; ".join("%s at %s threads" % (v, ", ".join(ts)) for v, ts in sorted(got.items()))
+                desc = "; ".join("%s at %s thread%s" % (v, ", ".join(ts), "" if ts == ["1"] else "s")
+                                for v, ts in sorted(got.items()))
                 out.append("- `%s`, %s, `%s` vs `%s` %s/s: %s." % (run.name, run.params.get("vcpus") + " vCPUs",
                                                                    new, base, phase, desc))
         if cal and cal["m"]:
