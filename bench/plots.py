@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 
 import stats  # noqa: E402
 
-PHASES = ("create", "lookup", "unlink")
+from runs import PHASES  # noqa: E402
 COLOURS = {"bench-global": "tab:red", "bench-hashbl": "tab:blue", "vanilla": "tab:green",
            "bench-global-aa": "tab:orange"}
 PAIR_COLOURS = ("tab:blue", "tab:green", "tab:purple")

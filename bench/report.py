@@ -12,237 +12,24 @@ everything is made.  The same runs always give the same files: every number
 comes from the runs, the statistics use fixed seeds, nothing is dated.
 """
 import argparse
-import csv
 import math
 import os
-import re
 import shutil
 import sys
 
 import numpy as np
 
-import stats
 import plots
+import stats
+from runs import (INODE_HASH_FUNCS, PHASES, SIDES, RunError, all_runs, find_runs)
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PHASES = ("create", "lookup", "unlink")
-SIDES = ("writes", "reads", "intent")
 BASELINE_LOCKS = ("rwsem_lock", "mutex_lock", "percpu_rwsem_lock", "spin_lock")
 SIX_LOCKS = ("six_lock", "six_lock_pcpu")
-# The functions of 6.1's fs/inode.c that take inode_hash_lock.  They are
-# exported (or called across fs/inode.c), never inlined into a filesystem,
-# so spinning on the hash lock shows one of them among the slow path's
-# callers; spinning under, say, __ext4_new_inode is on locks ext4 takes
-# itself.
-INODE_HASH_FUNCS = ("insert_inode_locked", "inode_insert5", "iget_locked", "ilookup",
-                    "ilookup5_nowait", "find_inode_nowait", "__insert_inode_hash",
-                    "__remove_inode_hash", "__wait_on_freeing_inode")
 
 
-class ReportError(Exception):
-    pass
-
-
-def read_kv(path):
-    kv = {}
-    try:
-        for line in open(path):
-            k, sep, v = line.rstrip("\n").partition("=")
-            if sep:
-                kv[k] = v
-    except OSError:
-        pass
-    return kv
-
-
-# ---------------------------------------------------------------- runs
-
-class BenchRun:
-    kind = "bench"
-
-    def __init__(self, path):
-        self.path, self.name = path, os.path.basename(path)
-        self.params = read_kv(os.path.join(path, "parameters"))
-        self.env = read_kv(os.path.join(path, "env"))
-        self.arms = self.params.get("arms", "").split()
-        self.data = {}
-        with open(os.path.join(path, "results.csv")) as f:
-            rows = sorted(csv.DictReader(f), key=lambda r: int(r["repeat"]))
-        for r in rows:
-            key = (r["arm"], r["phase"], int(r["threads"]))
-            self.data.setdefault(key, []).append(float(r["ops_per_s"]))
-        self.threads = sorted({t for (_a, _p, t) in self.data})
-
-    def samples(self, arm, phase, threads):
-        return self.data.get((arm, phase, threads), [])
-
-    def profiles(self):
-        pdir = os.path.join(self.path, "profiles")
-        if not os.path.isdir(pdir):
-            return []
-        return [Profile(os.path.join(pdir, k, "guest"), k) for k in sorted(os.listdir(pdir))
-                if os.path.isdir(os.path.join(pdir, k, "guest"))]
-
-
-class TortureRun:
-    kind = "torture"
-
-    def __init__(self, path):
-        self.path, self.name = path, os.path.basename(path)
-        self.scenarios = []
-        for d in sorted(os.listdir(path)):
-            s = read_kv(os.path.join(path, d, "summary"))
-            if s:
-                s["base"] = re.sub(r"\.[0-9]+$", "", s.get("scenario", d))
-                self.scenarios.append(s)
-        envs = [read_kv(os.path.join(path, d, "env")) for d in sorted(os.listdir(path))]
-        self.env = dict(next((e for e in envs if e), {}))
-        self.env["date"] = min((e["date"] for e in envs if e.get("date")), default="?")
-        self.env["vcpus"] = " ".join(sorted({s.get("vcpus", "?") for s in self.scenarios}, key=_num))
-        self.env["overcommit"] = " ".join(sorted({e.get("overcommit", "?") for e in envs if e}, key=_num))
-
-    def rates(self):
-        """{(torture_type, vcpus): {side: [acquisitions/s per boot]}}, from
-        the scenarios that were meant to succeed and did."""
-        out = {}
-        for s in self.scenarios:
-            if (s.get("expect") != "SUCCESS" or not s.get("judgement", "").startswith("PASS")
-                    or not s.get("vcpus", "").isdigit()):
-                continue
-            key = (s["torture_type"], int(s["vcpus"]))
-            for side in SIDES:
-                v = float(s.get(side + "_per_s", 0) or 0)
-                if v > 0:
-                    out.setdefault(key, {}).setdefault(side, []).append(v)
-        return out
-
-
-def _num(s):
-    try:
-        return float(s)
-    except ValueError:
-        return math.inf
-
-
-def find_runs(results, names):
-    runs = []
-    for name in names:
-        if name.endswith(".partial"):
-            raise ReportError("run '%s' is incomplete (.partial): it is never reported" % name)
-        found = [os.path.join(results, k, name) for k in ("bench", "torture")
-                 if os.path.isdir(os.path.join(results, k, name))]
-        if not found:
-            raise ReportError("no run '%s' in %s/bench or %s/torture" % (name, results, results))
-        runs.append(load_run(found[0]))
-    return runs
-
-
-def all_runs(results):
-    names = []
-    for k in ("bench", "torture"):
-        d = os.path.join(results, k)
-        if os.path.isdir(d):
-            names += [n for n in sorted(os.listdir(d))
-                      if not n.endswith(".partial") and os.path.isdir(os.path.join(d, n))]
-    return names
-
-
-def load_run(path):
-    try:
-        if os.path.basename(os.path.dirname(path)) == "bench":
-            return BenchRun(path)
-        return TortureRun(path)
-    except (OSError, KeyError, ValueError) as e:
-        raise ReportError("run %s is unreadable: %s" % (path, e))
-
-
-# ---------------------------------------------------------------- profiles
-
-def seconds(text):
-    """perf lock's '1.15 m', '43.74 s', '840.34 ms', '55.72 us', '0 ns'."""
-    v, unit = text.split()
-    return float(v) * {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[unit]
-
-
-class Profile:
-    """What one profile boot saw at the top thread count."""
-
-    def __init__(self, guest, kernel):
-        self.kernel = kernel
-        self.symbols, self.idle, self.hash_path, self.callers = {}, 0.0, None, []
-        self._callchains(os.path.join(guest, "perf-report-callchains.txt"))
-        self.slowpath = self.symbols.get("queued_spin_lock_slowpath", 0.0)
-        self.busy = 100.0 - self.idle
-        self.has_hash_lock = read_text(os.path.join(guest, "kallsyms-inode_hash_lock.txt")) == "1"
-        self.fs_mark = None
-        for line in read_lines(os.path.join(guest, "fs_mark.txt")):
-            f = line.split()
-            if len(f) >= 5 and f[0].isdigit():
-                self.fs_mark = float(f[3])
-        self.contention = []
-        for line in read_lines(os.path.join(guest, "perf-lock-contention.txt")):
-            m = re.match(r"\s*(\d+)\s+([0-9.]+ \w+)\s+([0-9.]+ \w+)\s+([0-9.]+ \w+)\s+(\S+)\s+(\S+)", line)
-            if m:
-                self.contention.append({"contended": int(m.group(1)), "wait_s": seconds(m.group(2)),
-                                        "type": m.group(5), "caller": m.group(6)})
-
-    def _callchains(self, path):
-        """Flat shares of perf's caller graph, which entry is the idle loop
-        (its chain runs through do_idle), and the part of the spinlock slow
-        path reached from the inode hash lock's callers."""
-        sym, block = None, []
-        for line in read_lines(path) + ["    0.00%  [k] END"]:
-            m = re.match(r"\s+([0-9.]+)%\s+\[[kK.]\]\s+(\S+)", line)
-            if not m:
-                block.append(line)
-                continue
-            if sym and any("do_idle" in b for b in block):
-                self.idle += self.symbols[sym]
-            if sym == "queued_spin_lock_slowpath":
-                self.hash_path, self.callers = hash_lock_share(block, self.symbols[sym])
-            sym, block = m.group(2), []
-            self.symbols[sym] = self.symbols.get(sym, 0.0) + float(m.group(1))
-
-
-def hash_lock_share(block, whole):
-    """(share, callers) of the spinlock slow path's caller graph below its
-    entry: share, the part of all samples under the inode cache's hash
-    functions, None when perf listed no caller (all under its threshold);
-    callers, [(share, name)] of the first-level callers, largest first.
-    A branch counts once, at its first hash function: the callers above it
-    in the same branch are the same samples."""
-    share, stack, branches = 0.0, [], []  # stack: [indent, share, counted]
-    for line in block:
-        m = re.search(r"--([0-9.]+)%--(\S+)", line) or re.search(r"---(\S+)", line)
-        if m:
-            while stack and stack[-1][0] >= m.start():
-                stack.pop()
-            part = float(m.group(1)) if m.lastindex == 2 else (stack[-1][1] if stack else whole)
-            stack.append([m.start(), part, any(b[2] for b in stack)])
-            name = m.group(m.lastindex)
-            branches.append((m.start(), part, name))
-        else:
-            name = line.strip(" |")
-            if not name or not stack:
-                continue
-        if name in INODE_HASH_FUNCS and not stack[-1][2]:
-            share += stack[-1][1]
-            stack[-1][2] = True
-    if not branches:
-        return None, []
-    top = min(b[0] for b in branches)
-    return share, sorted(((p, n) for i, p, n in branches if i == top), reverse=True)
-
-
-def read_lines(path):
-    try:
-        return open(path).read().splitlines()
-    except OSError:
-        return []
-
-
-def read_text(path):
-    return "\n".join(read_lines(path)).strip()
+class ReportError(RunError):
+    """A report that cannot be made from the runs asked for."""
 
 
 # ---------------------------------------------------------------- formatting
@@ -386,26 +173,36 @@ def bench_section(run, plot_dir):
     return out, verdicts, cal
 
 
+def trust(cal):
+    """The calibration's verdict on a run's verdicts: the A/A arm must not
+    differ from its base more than chance allows, and the test's measured
+    false-positive rate must be at most its 5%."""
+    if stats.binomial_tail(cal["observed"], cal["m"]) < stats.ALPHA:
+        return ("NOT TRUSTWORTHY: the A/A arm differs from its base more often than chance allows; "
+                "something besides the kernel changed between boots (drift, a noisy neighbour).")
+    if float(np.mean(cal["welch"])) > stats.ALPHA:
+        return ("NOT TRUSTWORTHY: the test's false-positive rate on this run's noise is above 5%; "
+                "its verdicts call noise a change more often than they claim.")
+    return "Calibrated: this run's verdicts can be taken at their stated 5% level."
+
+
 def calibration_section(run, arm, cal):
     w, b = cal["welch"], cal["boot"]
     rate = float(np.mean(w))
+    tail = stats.binomial_tail(cal["observed"], cal["m"])
     out = ["### Calibration: how often a verdict is a false alarm", "",
            "The A/A arm is `%s` booted twice in every repeat, so every difference between `%s` and "
            "`%s-aa` is noise." % (arm, arm, arm), "",
            "- Observed: the test called **%d of %d** A/A points significant (chance of that many or "
-           "more at a true 5%% rate: %.2f)." % (cal["observed"], cal["m"],
-                                                 stats.binomial_tail(cal["observed"], cal["m"])),
+           "more at a true 5%% rate: %.2f)." % (cal["observed"], cal["m"], tail),
            "- False-positive rate of Welch's test on ln(ops/s), over %s of the pooled A and A' "
            "boots into two groups of %d (%d points): **%.1f%%** on average, %.1f%% at the worst "
-           "point. %s" %
-           ("every split" if cal["exact"] else "%d random splits (fixed seed)" % stats.MAX_SPLITS,
-            cal["n"], cal["m"], 100 * rate, 100 * max(w),
-            "At most 5%: the verdicts above can be taken at their stated level." if rate <= stats.ALPHA
-            else "ABOVE 5%: this run's verdicts call noise a change more often than they claim; "
-                 "do not trust them."),
-           "- The same for a percentile bootstrap of the ratio of medians (what `make bench` prints "
-           "in summary.txt): %.1f%% on average. It is not the report's test: with few boots a side "
-           "it depends only on how the two groups' ranks overlap." % (100 * float(np.mean(b))), ""]
+           "point." % ("every split" if cal["exact"] else "%d random splits (fixed seed)" % stats.MAX_SPLITS,
+                       cal["n"], cal["m"], 100 * rate, 100 * max(w)),
+           "- The same for a percentile bootstrap of the ratio of medians: %.1f%% on average. It is "
+           "not the report's test: with few boots a side it depends only on how the two groups' "
+           "ranks overlap." % (100 * float(np.mean(b))), "",
+           "**%s**" % trust(cal), ""]
     out += ["Noise floor: coefficient of variation (sd/mean) of each A arm, and the smallest change "
             "the A/A comparison could have called significant (half-width of its 95% interval).", ""]
     rows = [[ph, t, "%.1f%%" % (100 * ca), "%.1f%%" % (100 * cb), "±%.0f%%" % (100 * mdc), "%.1f%%" % (100 * w)]
@@ -592,9 +389,9 @@ def summary_lines(bench_verdicts, torture_verdicts, r2r):
                                                                    new, base, phase, desc))
         if cal and cal["m"]:
             out.append("- `%s` A/A calibration: %d of %d points flagged; Welch false-positive rate %.1f%% "
-                       "(must be at most 5%%); median CV %.1f%%." %
+                       "(must be at most 5%%); median CV %.1f%%. %s" %
                        (run.name, cal["observed"], cal["m"], 100 * float(np.mean(cal["welch"])),
-                        100 * float(np.median([x for p in cal["points"] for x in p[2:4]]))))
+                        100 * float(np.median([x for p in cal["points"] for x in p[2:4]])), trust(cal)))
     m = sum(len(results) for _r, verdicts, _c in bench_verdicts for _t, _b, _n, results in verdicts)
     if m:
         out.append("- Among %d bench comparisons at the 5%% level about %.1f \"better\" or \"worse\" "
@@ -749,7 +546,7 @@ def main():
         text = build(runs, *pair, plot_dir=os.path.join(tmp, "plots"))
         with open(os.path.join(tmp, "REPORT.md"), "w") as f:
             f.write(text)
-    except ReportError as e:
+    except RunError as e:
         shutil.rmtree(tmp, ignore_errors=True)
         print("report: error: %s" % e, file=sys.stderr)
         sys.exit(2)

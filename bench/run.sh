@@ -68,10 +68,12 @@ for k in $kernels; do
 done
 first=$(echo $kernels | cut -d' ' -f1)
 arms="$kernels $first-aa"
-csvthreads=$(echo $threads | tr ' ' ,)
+nthreads=$(echo $threads | wc -w)
 # Room for the RAM disk (1 GiB), the page cache and every vCPU.
 mem=$((2048 + 32 * vcpus))
-bootargs="brd.rd_nr=1 brd.rd_size=1048576 lab.threads=$csvthreads lab.duration=$duration lab.shared=$shared"
+bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
+	echo "brd.rd_nr=1 brd.rd_size=1048576 lab.threads=$(echo $1 | tr ' ' ,) lab.duration=$duration lab.shared=$shared"
+}
 {
 	echo "vcpus=$vcpus"
 	echo "threads=$threads"
@@ -93,10 +95,10 @@ left() {  # estimated minutes left, from the boots done before this one
 		'BEGIN { if (b <= 0) print "?"; else printf "%d", s / b * (n - b) / 60 }'
 }
 
-boot() {  # boot KERNEL OUTDIR EXTRA_ARGS
+boot() {  # boot KERNEL OUTDIR "THREADS..." EXTRA_ARGS
 	"$LAB_ROOT/vm/run.sh" -k "$LAB_BUILD/out/$1/arch/x86/boot/bzImage" -o "$2" -c "$vcpus" \
-		-m "$mem" -t $((300 + 10 * vcpus + 60 * duration * $(echo $threads | wc -w))) \
-		-p "$LAB_ROOT/bench/payload" -a "$bootargs $3" 2>"$2.log" ||
+		-m "$mem" -t $((300 + 10 * vcpus + 60 * duration * nthreads)) \
+		-p "$LAB_ROOT/bench/payload" -a "$(bench_args "$3") $4" 2>"$2.log" ||
 		die "boot of $1 failed: $(cat "$2/verdict" 2>/dev/null); see $2/console.log"
 }
 
@@ -108,7 +110,7 @@ while [ "$r" -le "$repeats" ]; do
 		progress bench "repeat $r of $repeats, $arm ($k): boot $b of $nboots, $vcpus vCPUs, threads $threads; about $(left) min left"
 		d=$rundir/boots/$arm-r$r
 		mkdir -p "$d"
-		boot "$k" "$d" ""
+		boot "$k" "$d" "$threads" ""
 		sed -n 's/^BENCH //p' "$d/guest/bench.txt" | awk -v arm="$arm" -v k="$k" -v r="$r" '
 			{
 				for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -116,8 +118,8 @@ while [ "$r" -le "$repeats" ]; do
 					v["phase"], v["ops"], v["elapsed_s"], v["ops_per_s"],
 					v["min_thread_ops"], v["max_thread_ops"]
 			}' >>"$rundir/results.csv"
-		[ "$(grep -c '^BENCH' "$d/guest/bench.txt")" = $((3 * $(echo $threads | wc -w))) ] ||
-			die "boot $d reported $(grep -c '^BENCH' "$d/guest/bench.txt") results, expected $((3 * $(echo $threads | wc -w)))"
+		[ "$(grep -c '^BENCH' "$d/guest/bench.txt")" = $((3 * nthreads)) ] ||
+			die "boot $d reported $(grep -c '^BENCH' "$d/guest/bench.txt") results, expected $((3 * nthreads))"
 	done
 	r=$((r + 1))
 done
@@ -129,8 +131,7 @@ if [ "$profile" = 1 ]; then
 		progress bench "profile of $k at $top threads: perf stat, perf record, perf lock, fs_mark (boot $b of $nboots); about $(left) min left"
 		d=$rundir/profiles/$k
 		mkdir -p "$d"
-		bootargs="brd.rd_nr=1 brd.rd_size=1048576 lab.threads=$top lab.duration=$duration lab.shared=$shared"
-		boot "$k" "$d" "lab.profile=1"
+		boot "$k" "$d" "$top" "lab.profile=1"
 	done
 fi
 

@@ -8,8 +8,9 @@ the log means, and the verdict is "better" or "worse" only when that interval
 excludes no change (p < ALPHA).  Welch's, because the two kernels need not be
 equally noisy; logarithms, because a ratio's interval must be multiplicative
 and rates are skewed.  A percentile bootstrap of the ratio of medians (what
-bench/summarize.py prints) is calibrated beside it: with five boots a side it
-only fires when the two groups barely overlap, whatever their spread.
+bench/summarize.py printed before the report existed) is calibrated beside
+it: with five boots a side it only fires when the two groups barely overlap,
+whatever their spread.
 
 A/A calibration: the first kernel of every bench run is booted twice per
 repeat.  Under "no difference" every split of the pooled A and A' boots into

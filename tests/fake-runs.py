@@ -11,6 +11,11 @@ bench/fake-a (2 vCPUs): bench-hashbl 1.5x bench-global, vanilla = global,
 bench/fake-b (2 vCPUs): bench-global at 0.7x fake-a's (a run-to-run drop).
 bench/fake-c (4 vCPUs): not comparable with fake-a.
 bench/fake-d.partial: an interrupted run.
+bench/fake-e (2 vCPUs): an A/A arm whose noise makes Welch's test too eager
+  (the boots of 20261203-vcpus32's lookups at 8 threads: 16 of 252 splits
+  flagged, 6.3%): the calibration must call the run untrustworthy.
+bench/fake-f (2 vCPUs): an A/A arm 30% above its base: the A/A comparison
+  flags every point, and the calibration must call the run untrustworthy.
 torture/fake-t: 3 boots each of six_lock, six_lock_pcpu (1.3x reads) and
   rwsem_lock at 4 vCPUs, plus a negative control.
 """
@@ -19,6 +24,9 @@ import sys
 
 NOISE = [-0.03, 0.01, 0.04, -0.02, 0.0]     # CV about 3%
 SHUFFLE = [0.04, -0.02, 0.0, -0.03, 0.01]   # the same values, another order
+# Measured lookups/s of bench-global and bench-global-aa, 32 vCPUs, 8 threads.
+EAGER_A = [v / 10000 - 1 for v in (6233.0, 10799.6, 6382.2, 15926.9, 7899.4)]
+EAGER_AA = [v / 10000 - 1 for v in (11565.8, 10041.8, 12468.3, 11207.6, 9121.2)]
 
 
 def write(path, text):
@@ -122,6 +130,8 @@ def main():
     bench(results, "fake-c", 4, {"bench-global": (1.0, NOISE), "bench-hashbl": (1.0, SHUFFLE),
                                  "bench-global-aa": (1.0, SHUFFLE)})
     bench(results, "fake-d.partial", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.0, SHUFFLE)})
+    bench(results, "fake-e", 2, {"bench-global": (1.0, EAGER_A), "bench-global-aa": (1.0, EAGER_AA)})
+    bench(results, "fake-f", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.3, SHUFFLE)})
     torture(results, "fake-t")
 
 

@@ -37,6 +37,11 @@ expect_grep '^\| create \| 1 \| 1000 ± 27.4 \| 1500 ± 41.1 \| \+50\.0% \| \[\+
 expect_grep 'Welch false-positive rate 4\.8% \(must be at most 5%\)' "$rep" \
 	"report: the A/A false-positive rate is measured and stated"
 expect_grep '^\| create \| 1 \| 2\.7% \| 2\.7% \|' "$rep" "report: the coefficient of variation per point"
+expect_grep '^- `fake-a` A/A calibration: .*Calibrated: ' "$rep" "report: a quiet A/A arm calibrates the run"
+expect_grep '^- `fake-e` A/A calibration: 0 of 6 .*false-positive rate 6\.3% .*NOT TRUSTWORTHY: the test' "$rep" \
+	"report: noise that makes Welch's test too eager is caught by the calibration"
+expect_grep '^- `fake-f` A/A calibration: 6 of 6 .*NOT TRUSTWORTHY: the A/A arm differs' "$rep" \
+	"report: an A/A arm that moved (drift, a neighbour) is caught by the calibration"
 expect_grep '^\| `bench-global` \| yes \| 72\.8% \| 11\.28% \(41\.5% of busy\) \| none of its listed callers \| `__ext4_new_inode` 4\.68% \| 890 \|' \
 	"$rep" "report: the profile's idle loop, slow path and its callers are parsed; ext4's own spinning is not the hash lock's"
 expect_grep '^\| `bench-hashbl` \| no \(hash-bl\) \| 50\.0% \| 10\.00% \(20\.0% of busy\) \| 4\.00% \(8\.0% of busy\) \| `insert_inode_locked` 3\.00%, `d_alloc_parallel` 2\.00%, `iget_locked` 1\.00% \|' \

@@ -106,11 +106,17 @@ record_provenance() {
 	git -C "$LAB_ROOT" diff HEAD >"$p/git-diff" 2>/dev/null
 	(cd "$LAB_ROOT/patches" && sha256sum $(cat series)) >"$p/patches.sha256"
 	debian_source_version >"$p/debian-source-version"
-	{
-		echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-		echo "host_cpus=$(nproc)"
-		echo "host_kernel=$(uname -r)"
-		echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
-		echo "accel_probe=$(sed -n 2p "$LAB_BUILD/accel.probe" 2>/dev/null)"
-	} >"$p/host"
+	host_env >"$p/host"
+}
+
+# host_env: key=value lines on this host, its QEMU and the KVM probe's
+# finding, for provenance and for every boot's env.
+host_env() {
+	echo "host=$(hostname)"
+	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "host_cpus=$(nproc)"
+	echo "host_mem_mib=$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
+	echo "host_kernel=$(uname -r)"
+	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "accel_probe=$(sed -n 2p "$LAB_BUILD/accel.probe" 2>/dev/null)"
 }
