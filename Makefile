@@ -9,7 +9,7 @@ RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
 given = $(filter command line environment,$(origin $(1)))
 opt = $(if $(call given,$(1)),$(2) "$($(1))")
 
-.PHONY: help all setup kernel check-series kunit boot torture torture-recheck bench report test clean
+.PHONY: help all setup kernel check-series kunit boot torture torture-recheck torture-mutants bench bench-recheck report test clean
 
 help:
 	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
@@ -23,10 +23,14 @@ help:
 	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=2]'
 	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS=]'
 	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl'
-	@echo '                        [THREADS="1 2 4" REPEATS=5 DURATION=3 KERNELS="bench-global bench-hashbl"]'
+	@echo '                        [THREADS="1 2 4" REPEATS=5 FILES=4000 WORKLOADS="create shared walk"'
+	@echo '                         KERNELS="bench-global bench-hashbl"]'
+	@echo '  make bench-recheck    results.csv and summary.txt again from the stored boots RUN=<run>'
 	@echo '  make report           REPORT.md and plots/ from every complete run in results/'
 	@echo '                        [RUN="run ..."] or run to run [BASE=<run> NEW=<run>]'
 	@echo '  make torture-recheck  re-judge a stored torture run without booting RUN=<run>'
+	@echo '  make torture-mutants  the mutant gate: does the torture catch broken six locks?'
+	@echo '                        [MUTANTS="name ..."] [FAST=1] [DURATION=12]'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'
 	@echo
 	@echo 'Results go to results/<kind>/<run>/; build output to build/.'
@@ -60,20 +64,28 @@ boot: setup
 # (The script, not $(MAKE) report: make -n runs any line naming $(MAKE).)
 REPORT_ALL = /usr/bin/python3 bench/report.py
 
+# Not after refused input (2) or an interrupt (130): nothing new to report.
 torture: setup
 	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c); \
-		rc=$$?; $(REPORT_ALL); exit $$rc
+		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
 
 bench: setup
-	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= DURATION= KERNELS=]'; exit 2; }
+	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= FILES= WORKLOADS= KERNELS=]'; exit 2; }
 	bench/run.sh -c "$(VCPUS)" -r $(RUN) $(call opt,THREADS,-t) $(call opt,REPEATS,-n) \
-		$(call opt,DURATION,-d) $(call opt,KERNELS,-k) && $(REPORT_ALL)
+		$(call opt,FILES,-f) $(call opt,WORKLOADS,-w) $(call opt,KERNELS,-k) && $(REPORT_ALL)
+
+bench-recheck:
+	@test "$(origin RUN)" != file || { echo "usage: make bench-recheck RUN=<run in results/bench>"; exit 2; }
+	bench/recheck.sh $(RUN)
 
 report:
 	@test -z "$(BASE)$(NEW)" || test -n "$(BASE)" -a -n "$(NEW)" || \
 		{ echo 'usage: make report [RUN="run ..."] or make report BASE=<run> NEW=<run>'; exit 2; }
 	/usr/bin/python3 bench/report.py $(if $(call given,RUN),$(RUN)) \
 		$(if $(BASE),--base "$(BASE)" --new "$(NEW)")
+
+torture-mutants: setup
+	torture/mutants.sh -r $(RUN) $(call opt,MUTANTS,-m) $(call opt,DURATION,-d) $(if $(FAST),-F)
 
 torture-recheck:
 	@test "$(origin RUN)" != file || { echo "usage: make torture-recheck RUN=<run in results/torture>"; exit 2; }

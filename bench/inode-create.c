@@ -3,26 +3,36 @@
  * inode-create: concurrent empty-file creation, lookup and unlink, the
  * experiment behind "vfs: inode cache conversion to hash-bl" (patch 22).
  *
- * Each of THREADS threads works in a directory of its own (or all in one
- * shared directory) under DIR, through three time-bounded phases:
+ * Each of THREADS threads works in a directory of its own directly in DIR
+ * (the top of a file system, where ext4 spreads directories over block
+ * groups), or all in one shared directory, on a fixed number of files each:
  *
- *   create  create empty files until DURATION seconds have passed
- *   lookup  drop the caches, then stat() the files created (cold inode cache)
- *   unlink  unlink the files created
+ *   create  create FILES empty files
+ *   lookup  drop the caches, then stat() each of them (cold inode cache)
+ *   unlink  unlink them
  *
- * A phase's length is bounded by time, not by a count, so that a run's length
- * is predictable whatever the kernel's speed; lookup and unlink also end when
- * every file has been visited.  Threads start each phase together at a
- * barrier.  One line per phase, for the host's parser:
+ * With -w walk, each thread first makes a tree of FILES files in 16
+ * subdirectories (not timed), the caches are dropped, and one timed phase
+ * walks it: readdir() every subdirectory and fstatat() every entry, the
+ * shape of a cold "find | stat" (Guzik's RCU iget measurement); the tree is
+ * then removed, not timed.
+ *
+ * Work is fixed, not time: every kernel does the same operations, so rates
+ * and instruction counts compare like with like.  Threads start each phase
+ * together at a barrier.  One line per phase, for the host's parser:
  *
  *   BENCH phase=create threads=4 ops=12345 elapsed_s=3.001 ops_per_s=4113.6
  *         min_thread_ops=3000 max_thread_ops=3200
  *
- * usage: inode-create -t THREADS -d DURATION_S [-s] [-p PHASES] DIR
+ * (phase names take the prefix "shared-" with -s.)
+ *
+ * usage: inode-create -t THREADS -n FILES [-s] [-w create|walk] [-P PREFIX] DIR
  *   -s         one shared directory instead of one per thread
- *   -p PHASES  comma-separated subset of create,lookup,unlink (default all)
+ *   -w         workload: create (create, lookup, unlink; default) or walk
+ *   -P PREFIX  prefix of the directories made in DIR (default "t")
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,24 +44,30 @@
 #include <time.h>
 #include <unistd.h>
 
-enum phase { CREATE, LOOKUP, UNLINK, NR_PHASES };
-static const char * const phase_names[NR_PHASES] = { "create", "lookup", "unlink" };
+enum phase { CREATE, LOOKUP, UNLINK, MKTREE, WALK, RMTREE, NR_PHASES };
+static const char * const phase_names[NR_PHASES] = {
+	"create", "lookup", "unlink", "mktree", "walk", "rmtree"
+};
+/* The phases of each workload, in order; only the timed ones are reported. */
+static const enum phase create_phases[] = { CREATE, LOOKUP, UNLINK };
+static const enum phase walk_phases[] = { MKTREE, WALK, RMTREE };
+#define NSUB 16		/* subdirectories of a walk tree */
 
 struct worker {
 	pthread_t thread;
 	int id;
 	char dir[PATH_MAX];
-	unsigned long created;	/* files this thread made: lookup and unlink visit them */
 	unsigned long ops;	/* operations in the current phase */
 	int error;
 };
 
 static int nthreads;
-static double duration;
+static unsigned long nfiles;
 static int shared_dir;
 static enum phase current;
 static pthread_barrier_t start_barrier, end_barrier;
-static double phase_deadline;
+static const enum phase *phases;
+static int nphases;
 
 static double now(void)
 {
@@ -61,12 +77,41 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The i-th file of a thread: in its directory, or in subdirectory i % NSUB of its tree. */
 static void file_name(struct worker *w, unsigned long i, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/t%03d-%08lu", w->dir, w->id, i);
+	if (current >= MKTREE)
+		snprintf(buf, len, "%s/d%02lu/t%03d-%08lu", w->dir, i % NSUB, w->id, i);
+	else
+		snprintf(buf, len, "%s/t%03d-%08lu", w->dir, w->id, i);
 }
 
-/* One phase of one thread; checks the clock every 64 operations. */
+/* readdir() one subdirectory of the tree and fstatat() every entry. */
+static int walk_dir(struct worker *w, unsigned long sub)
+{
+	char name[PATH_MAX + 8];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	snprintf(name, sizeof(name), "%s/d%02lu", w->dir, sub);
+	d = opendir(name);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			closedir(d);
+			return -1;
+		}
+		w->ops++;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* One phase of one thread. */
 static void run_phase(struct worker *w)
 {
 	char name[PATH_MAX + 32];
@@ -75,25 +120,34 @@ static void run_phase(struct worker *w)
 	int fd;
 
 	w->ops = 0;
-	for (i = 0;; i++) {
-		if (!(i & 63) && now() >= phase_deadline)
-			break;
-		if (current != CREATE && i >= w->created)
-			break;
+	if (current == WALK) {
+		for (i = 0; i < NSUB; i++)
+			if (walk_dir(w, i))
+				goto fail;
+		return;
+	}
+	if (current == MKTREE)
+		for (i = 0; i < NSUB; i++) {
+			snprintf(name, sizeof(name), "%s/d%02lu", w->dir, i);
+			if (mkdir(name, 0755))
+				goto fail;
+		}
+	for (i = 0; i < nfiles; i++) {
 		file_name(w, i, name, sizeof(name));
 		switch (current) {
 		case CREATE:
+		case MKTREE:
 			fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
 			if (fd < 0)
 				goto fail;
 			close(fd);
-			w->created++;
 			break;
 		case LOOKUP:
 			if (stat(name, &st))
 				goto fail;
 			break;
 		case UNLINK:
+		case RMTREE:
 			if (unlink(name))
 				goto fail;
 			break;
@@ -102,6 +156,12 @@ static void run_phase(struct worker *w)
 		}
 		w->ops++;
 	}
+	if (current == RMTREE)
+		for (i = 0; i < NSUB; i++) {
+			snprintf(name, sizeof(name), "%s/d%02lu", w->dir, i);
+			if (rmdir(name))
+				goto fail;
+		}
 	return;
 fail:
 	w->error = errno;
@@ -114,7 +174,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	int p;
 
-	for (p = 0; p < NR_PHASES; p++) {
+	for (p = 0; p < nphases; p++) {
 		pthread_barrier_wait(&start_barrier);
 		run_phase(w);
 		pthread_barrier_wait(&end_barrier);
@@ -136,37 +196,44 @@ static void drop_caches(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: inode-create -t THREADS -d DURATION_S [-s] [-p PHASES] DIR\n");
+	fprintf(stderr, "usage: inode-create -t THREADS -n FILES [-s] [-w create|walk] [-P PREFIX] DIR\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int want[NR_PHASES] = { 1, 1, 1 };
+	const char *top, *prefix = "t";
 	struct worker *workers;
-	const char *top;
 	int opt, i, p;
 
-	while ((opt = getopt(argc, argv, "t:d:sp:")) != -1) {
+	phases = create_phases;
+	nphases = 3;
+	while ((opt = getopt(argc, argv, "t:n:sw:P:")) != -1) {
 		switch (opt) {
 		case 't':
 			nthreads = atoi(optarg);
 			break;
-		case 'd':
-			duration = atof(optarg);
+		case 'n':
+			nfiles = strtoul(optarg, NULL, 10);
 			break;
 		case 's':
 			shared_dir = 1;
 			break;
-		case 'p':
-			for (p = 0; p < NR_PHASES; p++)
-				want[p] = strstr(optarg, phase_names[p]) != NULL;
+		case 'w':
+			if (!strcmp(optarg, "walk"))
+				phases = walk_phases;
+			else if (strcmp(optarg, "create"))
+				usage();
+			break;
+		case 'P':
+			prefix = optarg;
 			break;
 		default:
 			usage();
 		}
 	}
-	if (optind != argc - 1 || nthreads < 1 || duration <= 0)
+	if (optind != argc - 1 || nthreads < 1 || nfiles < 1 ||
+	    (shared_dir && phases == walk_phases))
 		usage();
 	top = argv[optind];
 
@@ -176,9 +243,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++) {
 		workers[i].id = i;
 		if (shared_dir)
-			snprintf(workers[i].dir, sizeof(workers[i].dir), "%s/shared", top);
+			snprintf(workers[i].dir, sizeof(workers[i].dir), "%s/%sshared", top, prefix);
 		else
-			snprintf(workers[i].dir, sizeof(workers[i].dir), "%s/t%03d", top, i);
+			snprintf(workers[i].dir, sizeof(workers[i].dir), "%s/%s%03d", top, prefix, i);
 		if (mkdir(workers[i].dir, 0755) && errno != EEXIST) {
 			perror(workers[i].dir);
 			return 1;
@@ -192,21 +259,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 
-	for (p = 0; p < NR_PHASES; p++) {
+	for (p = 0; p < nphases; p++) {
 		unsigned long total = 0, min = ULONG_MAX, max = 0;
 		double t0, t1;
 
-		current = p;
-		if (p == LOOKUP)
+		current = phases[p];
+		if (current == LOOKUP || current == WALK)
 			drop_caches();
-		/* A phase that is not wanted runs with a deadline already past. */
 		t0 = now();
-		phase_deadline = want[p] ? t0 + duration : 0;
 		pthread_barrier_wait(&start_barrier);
 		pthread_barrier_wait(&end_barrier);
 		t1 = now();
-		if (!want[p])
-			continue;
 		for (i = 0; i < nthreads; i++) {
 			unsigned long ops = workers[i].ops;
 
@@ -216,9 +279,11 @@ int main(int argc, char **argv)
 			if (workers[i].error)
 				return 1;
 		}
-		printf("BENCH phase=%s threads=%d ops=%lu elapsed_s=%.3f ops_per_s=%.1f min_thread_ops=%lu max_thread_ops=%lu\n",
-		       phase_names[p], nthreads, total, t1 - t0, total / (t1 - t0),
-		       min, max);
+		if (current == MKTREE || current == RMTREE)
+			continue;
+		printf("BENCH phase=%s%s threads=%d ops=%lu elapsed_s=%.3f ops_per_s=%.1f min_thread_ops=%lu max_thread_ops=%lu\n",
+		       shared_dir ? "shared-" : "", phase_names[current], nthreads,
+		       total, t1 - t0, total / (t1 - t0), min, max);
 		fflush(stdout);
 	}
 	for (i = 0; i < nthreads; i++)

@@ -11,7 +11,6 @@ import numpy as np  # noqa: E402
 
 import stats  # noqa: E402
 
-from runs import PHASES  # noqa: E402
 COLOURS = {"bench-global": "tab:red", "bench-hashbl": "tab:blue", "vanilla": "tab:green",
            "bench-global-aa": "tab:orange"}
 PAIR_COLOURS = ("tab:blue", "tab:green", "tab:purple")
@@ -55,8 +54,10 @@ def bench_plots(run, plot_dir, caption, pairs):
 def per_phase(run, plot_dir, caption, name, title, draw):
     """One panel per phase, threads on a log2 axis; draw(ax, phase) plots
     a panel and labels its y axis."""
-    fig, axes = plt.subplots(1, 3, figsize=(12, 4.2))
-    for ax, phase in zip(axes, PHASES):
+    n = len(run.phases)
+    fig, axes = plt.subplots(1, n, figsize=(4 * n, 4.2), squeeze=False)
+    axes = axes[0]
+    for ax, phase in zip(axes, run.phases):
         draw(ax, phase)
         ax.set_xscale("log", base=2)
         ax.set_xticks(run.threads, [str(t) for t in run.threads])

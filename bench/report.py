@@ -16,12 +16,13 @@ import math
 import os
 import shutil
 import sys
+import tempfile
 
 import numpy as np
 
 import plots
 import stats
-from runs import (INODE_HASH_FUNCS, PHASES, SIDES, RunError, all_runs, find_runs)
+from runs import (INODE_HASH_FUNCS, SIDES, RunError, all_runs, find_runs)
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE_LOCKS = ("rwsem_lock", "mutex_lock", "percpu_rwsem_lock", "spin_lock")
@@ -115,7 +116,7 @@ def comparison_table(run, base, new, base_run=None):
     another run (run-to-run)."""
     rows, results = [], []
     src = base_run or run
-    for phase in PHASES:
+    for phase in run.phases:
         for t in run.threads:
             a, b = src.samples(base, phase, t), run.samples(new, phase, t)
             if not a or not b:
@@ -132,7 +133,7 @@ def calibration(run, arm):
     rng = np.random.default_rng(stats.SEED)
     welch, boot, observed = [], [], 0
     points = []
-    for phase in PHASES:
+    for phase in run.phases:
         for t in run.threads:
             a, a2 = run.samples(arm, phase, t), run.samples(arm + "-aa", phase, t)
             if len(a) < 2 or len(a2) < 2:
@@ -145,7 +146,7 @@ def calibration(run, arm):
             boot.append(b)
             points.append((phase, t, stats.describe(a)["cv"], stats.describe(a2)["cv"],
                            stats.min_detectable_change(a, a2), w))
-    n = len(run.samples(arm, PHASES[0], run.threads[0])) if run.threads else 0
+    n = len(run.samples(arm, run.phases[0], run.threads[0])) if run.threads else 0
     return {"observed": observed, "m": len(points), "welch": welch, "boot": boot, "points": points,
             "n": n, "exact": math.comb(2 * n, n) <= stats.MAX_SPLITS}
 
@@ -153,8 +154,8 @@ def calibration(run, arm):
 def bench_section(run, plot_dir):
     out = ["## Bench run `%s`" % run.name, ""]
     p = run.params
-    out += ["inode-create in %s-vCPU guests: threads %s, %s s per phase, %s repeats, arms %s; %s." %
-            (p.get("vcpus"), p.get("threads", "").strip(), p.get("duration_s"), p.get("repeats"),
+    out += ["inode-create in %s-vCPU guests: threads %s, %s, %s repeats, arms %s; %s." %
+            (p.get("vcpus"), p.get("threads", "").strip(), run.work(), p.get("repeats"),
              ", ".join(run.arms), p.get("order", "")), "",
             "Environment: %s; run started %s." % (env_line(run), run.env.get("date", "?")), ""]
     verdicts = []
@@ -378,7 +379,7 @@ def summary_lines(bench_verdicts, torture_verdicts, r2r):
         for title, base, new, results in verdicts:
             if base + "-aa" == new:
                 continue
-            for phase in PHASES:
+            for phase in run.phases:
                 got = {}
                 for ph, t, c in results:
                     if ph == phase:
@@ -531,7 +532,12 @@ def main():
     ap.add_argument("--new")
     ap.add_argument("runs", nargs="*")
     args = ap.parse_args()
-    tmp = os.path.join(args.outdir, ".report.tmp")
+    # A directory of its own: two reports at once never share a temporary path.
+    try:
+        tmp = tempfile.mkdtemp(prefix=".report.", dir=args.outdir)
+    except OSError as e:
+        print("report: error: cannot write in %s: %s" % (args.outdir, e), file=sys.stderr)
+        sys.exit(1)
     try:
         if bool(args.base) != bool(args.new):
             raise ReportError("BASE= and NEW= go together: make report BASE=<run> NEW=<run>")
@@ -541,7 +547,6 @@ def main():
             raise ReportError("no complete runs in %s: run make torture or make bench first" % args.results)
         runs = find_runs(args.results, names)
         pair = [runs[names.index(n)] for n in (args.base, args.new)] if args.base else [None, None]
-        shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(os.path.join(tmp, "plots"))
         text = build(runs, *pair, plot_dir=os.path.join(tmp, "plots"))
         with open(os.path.join(tmp, "REPORT.md"), "w") as f:
@@ -555,8 +560,7 @@ def main():
         print("report: error: %s; REPORT.md and plots/ left as they were" % e, file=sys.stderr)
         sys.exit(1)
     # Replace plots/ and REPORT.md only now that both are complete.
-    old = os.path.join(args.outdir, ".plots.old")
-    shutil.rmtree(old, ignore_errors=True)
+    old = os.path.join(tmp, "plots.old")
     if os.path.isdir(os.path.join(args.outdir, "plots")):
         os.rename(os.path.join(args.outdir, "plots"), old)
     os.rename(os.path.join(tmp, "plots"), os.path.join(args.outdir, "plots"))

@@ -8,6 +8,9 @@ import os
 import re
 
 PHASES = ("create", "lookup", "unlink")
+# Every phase inode-create reports, in the order tables show them: the
+# create workload, the same in one shared directory, the cold tree walk.
+ALL_PHASES = PHASES + ("shared-create", "shared-lookup", "shared-unlink", "walk")
 SIDES = ("writes", "reads", "intent")
 # The functions of 6.1's fs/inode.c that take inode_hash_lock.  They are
 # exported (or called across fs/inode.c), never inlined into a filesystem,
@@ -52,6 +55,15 @@ class BenchRun:
             key = (r["arm"], r["phase"], int(r["threads"]))
             self.data.setdefault(key, []).append(float(r["ops_per_s"]))
         self.threads = sorted({t for (_a, _p, t) in self.data})
+        self.phases = [ph for ph in ALL_PHASES if any(p == ph for (_a, p, _t) in self.data)]
+
+    def work(self):
+        """What one measurement did: fixed files per thread, or (older
+        runs) a time per phase."""
+        p = self.params
+        if "files_per_thread" in p:
+            return "%s files per thread" % p["files_per_thread"]
+        return "%s s per phase" % p.get("duration_s")
 
     def samples(self, arm, phase, threads):
         return self.data.get((arm, phase, threads), [])

@@ -14,16 +14,16 @@ import os
 import sys
 
 import stats
-from runs import PHASES, BenchRun, read_lines
+from runs import BenchRun, read_lines
 
 
 def table(run):
     base = run.arms[0]
     p = run.params
-    out = ["inode-create, %s vCPUs, %s s per phase, %s repeats, interleaved; mean ops/s ± sd; "
+    out = ["inode-create, %s vCPUs, %s, %s repeats, interleaved; mean ops/s ± sd; "
            "change against %s with its 95%% interval (Welch on ln)"
-           % (p["vcpus"], p["duration_s"], p["repeats"], base)]
-    for phase in PHASES:
+           % (p["vcpus"], run.work(), p["repeats"], base)]
+    for phase in run.phases:
         out.append("")
         head = "%-7s %7s" % (phase, "threads")
         head += "".join("  %19s" % arm for arm in run.arms)

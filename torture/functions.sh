@@ -29,3 +29,93 @@ expand_scenarios() {
 scenario_base() {
 	echo "${1%.[0-9]*}"
 }
+
+# mutant_field PATCH KEY: a field of a mutant's header ("Key: value" lines
+# before the first blank line).
+mutant_field() {
+	sed -n "/^\$/q; s/^$2: *//p" "$1"
+}
+
+# mutant_outcome PATCH MUTANT_RUN RC SECONDS: key=value lines on one
+# mutant's run: outcome (caught, missed, survived, control-failed or
+# error), the detectors that fired, and one "scenario_NAME=" result each.
+mutant_outcome() {
+	expect=$(mutant_field "$1" Expect)
+	echo "mutant=$(basename "$1" .patch)"
+	echo "expect=$expect"
+	echo "fixed_by=$(mutant_field "$1" Fixed-by)"
+	echo "seconds=$4"
+	echo "build_seconds=$(cat "$2/provenance/build-seconds" 2>/dev/null)"
+	if [ ! -d "$2" ]; then
+		echo "outcome=error"
+		echo "detectors=none"
+		echo "why=the torture run did not complete (exit $3); see $(basename "$2").log"
+		return
+	fi
+	caught= all=
+	for s in $(mutant_field "$1" Scenarios); do
+		sum=$2/$s/summary
+		j=$(sed -n 's/^judgement=//p' "$sum" 2>/dev/null)
+		det=$(sed -n 's/^detectors=//p' "$sum" 2>/dev/null)
+		chk=$(sed -n 's/^check=//p' "$sum" 2>/dev/null)
+		case $j in
+		PASS*) r=missed ;;
+		FAIL*)
+			# A negative control that stayed silent: its expectation caught it.
+			[ "$det" = none ] && det=expect:$(cat "$2/$s/expect" 2>/dev/null)
+			r=$det
+			[ -n "$chk" ] && r="$r ($chk)"
+			caught="$caught,$det" ;;
+		*) r="error: no judgement" ;;
+		esac
+		echo "scenario_$s=$r"
+	done
+	det=$(echo "${caught#,}" | tr ',' '\n' | awk 'NF && !seen[$0]++' | paste -sd, -)
+	case $expect:${caught:+caught} in
+	survives:) echo "outcome=survived" ;;
+	survives:caught) echo "outcome=control-failed" ;;
+	*:caught) echo "outcome=caught" ;;
+	*) echo "outcome=missed" ;;
+	esac
+	echo "detectors=${det:-none}"
+}
+
+# mutant_matrix RUN MUTANT...: the kill matrix, a line per mutant and scenario.
+mutant_matrix() {
+	r=$1
+	shift
+	printf '%-40s %-9s %-19s %s\n' mutant expect scenario result
+	for m in "$@"; do
+		grep '^scenario_' "$r/$m.outcome" | while IFS= read -r line; do
+			s=${line%%=*}
+			printf '%-40s %-9s %-19s %s\n' "$m" "$(sed -n 's/^expect=//p' "$r/$m.outcome")" \
+				"${s#scenario_}" "${line#*=}"
+		done
+		grep -q '^scenario_' "$r/$m.outcome" ||
+			printf '%-40s %-9s %-19s %s\n' "$m" "$(sed -n 's/^expect=//p' "$r/$m.outcome")" - \
+				"error: $(sed -n 's/^why=//p' "$r/$m.outcome")"
+	done
+}
+
+# mutant_score RUN MUTANT...: key=value: the mutation score over the mutants
+# (controls apart), what was missed, and the gate's verdict.
+mutant_score() {
+	r=$1
+	shift
+	for m in "$@"; do
+		printf '%s %s %s\n' "$m" "$(sed -n 's/^expect=//p' "$r/$m.outcome")" \
+			"$(sed -n 's/^outcome=//p' "$r/$m.outcome")"
+	done | awk '
+		$2 == "survives" { controls++; if ($3 == "survived") controls_ok++; else bad = bad " " $1; next }
+		{ n++ }
+		$3 == "caught" { caught++; next }
+		$3 == "missed" { missed = missed " " $1; if ($2 == "caught") bad = bad " " $1; next }
+		{ errors = errors " " $1; bad = bad " " $1 }
+		END {
+			printf "mutants=%d\ncaught=%d\nscore_pct=%.1f\n", n, caught, n ? 100 * caught / n : 0
+			printf "missed=%s\nerrors=%s\n", substr(missed, 2), substr(errors, 2)
+			printf "controls=%d\ncontrols_passed=%d\n", controls, controls_ok
+			printf "gate=%s\n", bad == "" ? "PASS" : "FAIL"
+			if (bad != "") printf "gate_failed_by=%s\n", substr(bad, 2)
+		}'
+}

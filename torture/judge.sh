@@ -4,7 +4,8 @@
 # Reads console.log, verdict (the runner's), expect (SUCCESS, FAILURE or
 # LOCKDEP) and guest/duration.txt; writes badness (count per class of
 # torture/console-badness), judgement (one line: PASS or FAIL and why) and
-# summary (key=value: verdict, statistics, acquisitions per second).
+# summary (key=value: verdict, the detectors that fired, statistics,
+# acquisitions per second).
 # Exits 0 when the scenario ended as expected.
 . "$(dirname "$0")/functions.sh"
 
@@ -19,7 +20,15 @@ grep -v '^#' "$LAB_ROOT/torture/console-badness" | grep . |
 		printf '%s=%s\n' "$class" "$(grep -cE "$re" "$d/console.log")"
 	done | write_atomic "$d/badness"
 count() { sed -n "s/^$1=//p" "$d/badness"; }
-bad=$(awk -F= '$2 > 0 { printf "%s%s=%s", sep, $1, $2; sep = " " }' "$d/badness")
+# Classes named info_* are reported, never a failure.
+bad=$(awk -F= '$2 > 0 && $1 !~ /^info_/ { printf "%s%s=%s", sep, $1, $2; sep = " " }' "$d/badness")
+# The detectors that fired, most specific first: bang and failure only
+# when nothing more specific did.
+detectors=$(awk -F= '$2 > 0 && $1 !~ /^info_/ { print $1 }' "$d/badness" |
+	awk '{ c[++n] = $0 } END {
+		for (i = 1; i <= n; i++) if (c[i] != "bang" && c[i] != "failure") { printf "%s%s", s, c[i]; s = ","; k++ }
+		if (!k) for (i = 1; i <= n; i++) { printf "%s%s", s, c[i]; s = "," }
+	}')
 ended=$(grep -oE 'End of test: [A-Z_]+' "$d/console.log" | tail -n 1 | sed 's/End of test: //')
 
 case $expect in
@@ -60,6 +69,8 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 	echo "expect=$expect"
 	echo "judgement=$j"
 	echo "end_of_test=${ended:-none}"
+	echo "detectors=${detectors:-none}"
+	echo "check=$(sed -n 's/.*!!! six check failed: //p' "$d/console.log" | head -n 1)"
 	echo "duration_s=$duration"
 	awk -v dur="$duration" '
 		{ sub(/^\[[ 0-9.]+\] /, "") }

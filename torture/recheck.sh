@@ -15,5 +15,6 @@ for d in "$run"/*/; do
 	"$LAB_ROOT/torture/judge.sh" "$d" || fails=$((fails + 1))
 	echo "$(basename "$d"): $(cat "$d/judgement")"
 done
-"$LAB_ROOT/torture/table.sh" "$run" | tee "$run/table.txt"
+"$LAB_ROOT/torture/table.sh" "$run" | write_atomic "$run/table.txt" || die "could not tabulate $run"
+cat "$run/table.txt"
 [ "$fails" = 0 ]

@@ -1,14 +1,15 @@
 #!/bin/sh
 # Run lock-torture scenarios in QEMU guests and judge them (make torture).
-# usage: torture/run.sh [-s "SCENARIO..."] [-d DURATION_S] [-c VCPUS] [-r RUN] [-o DIR] [-f FLAVOUR]
+# usage: torture/run.sh [-s "SCENARIO..."] [-d DURATION_S] [-c VCPUS] [-r RUN] [-o DIR] [-f FLAVOUR] [-e PATCH]
 #   -s  scenarios of torture/configs/ (default: those listed in CFLIST);
 #       "N*NAME" runs NAME N times, as NAME, NAME.2 ... NAME.N, interleaved
 #   -d  seconds of torture per scenario (default 30)
 #   -c  vCPUs for every scenario (default: each one's CONFIG_NR_CPUS)
 #   -r  run name (default: UTC date and time)
 #   -o  where runs go (default results/torture)
-#   -f  kernel flavour (default torture; torture-rebroken for the lab's check
-#       that a broken lock is caught)
+#   -f  kernel flavour (default torture)
+#   -e  a patch on top of the flavour, e.g. a mutant of torture/mutants/;
+#       built incrementally in build/out/FLAVOUR-mutant, one run at a time
 # Each scenario gets DIR/RUN/SCENARIO/ with console.log, boot, expect,
 # config-fragment, kernel.config, verdict, judgement, summary, badness,
 # lockstat.txt and guest/.  The run is DIR/RUN.partial until every
@@ -17,8 +18,8 @@
 . "$(dirname "$0")/functions.sh"
 
 scenarios= duration=30 vcpus= run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/torture
-flavour=torture
-while getopts s:d:c:r:o:f:h opt; do
+flavour=torture extra=
+while getopts s:d:c:r:o:f:e:h opt; do
 	case $opt in
 	s) scenarios=$OPTARG ;;
 	d) duration=$OPTARG ;;
@@ -26,6 +27,7 @@ while getopts s:d:c:r:o:f:h opt; do
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;
 	f) flavour=$OPTARG ;;
+	e) extra=$OPTARG ;;
 	*) usage_from_header; exit 2 ;;
 	esac
 done
@@ -34,22 +36,34 @@ set -f  # "N*NAME" is not a file pattern
 [ -n "$scenarios" ] || scenarios=$(grep -v '^#' "$configs/CFLIST")
 scenarios=$(expand_scenarios $scenarios)
 for s in $scenarios; do
-	case $s in BAD-REPEAT:*) die "'${s#BAD-REPEAT:}': a repeat is N*SCENARIO with N a whole number from 1" ;; esac
+	case $s in BAD-REPEAT:*) die_usage "'${s#BAD-REPEAT:}': a repeat is N*SCENARIO with N a whole number from 1" ;; esac
 	b=$(scenario_base "$s")
 	[ -r "$configs/$b" ] && [ -r "$configs/$b.boot" ] ||
-		die "no torture scenario '$b' (have: $(grep -v '^#' "$configs/CFLIST" | paste -sd' ' -))"
+		die_usage "no torture scenario '$b' (have: $(grep -v '^#' "$configs/CFLIST" | paste -sd' ' -))"
 done
-is_uint "$duration" && [ "$duration" -ge 1 ] || die "DURATION must be a whole number of seconds, not '$duration'"
+is_uint "$duration" && [ "$duration" -ge 1 ] || die_usage "DURATION must be a whole number of seconds, not '$duration'"
 [ -z "$vcpus" ] || "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
-[ ! -e "$dir/$run" ] || die "run $dir/$run exists already; choose another RUN="
+[ -z "$extra" ] || [ -r "$LAB_ROOT/$extra" ] || die_usage "no patch $extra (a path from the lab's root)"
+run_create "$dir" "$run"
+rundir=$run_dir
 
-"$LAB_ROOT/vm/build-kernel.sh" "$flavour" || exit 1
-kout=$LAB_BUILD/out/$flavour
-rundir=$dir/$run.partial
-rm -rf "$rundir"
-mkdir -p "$rundir"
-trap 'echo; warn "interrupted: partial results stay in $rundir and are not a result"; exit 130' INT TERM
+t_build=$(date +%s)
+if [ -n "$extra" ]; then
+	kname=$flavour-mutant
+	# The build directory is shared by every patched run: hold it until
+	# the last boot is done.
+	mkdir -p "$LAB_BUILD/out"
+	exec 7>"$LAB_BUILD/out/$kname.use"
+	flock -n 7 || { progress torture "waiting for another run using build/out/$kname"; flock 7; }
+	run_child "$LAB_ROOT/vm/build-kernel.sh" -e "$extra" -O "$kname" "$flavour" || exit 1
+else
+	kname=$flavour
+	run_child "$LAB_ROOT/vm/build-kernel.sh" "$flavour" || exit 1
+fi
+kout=$LAB_BUILD/out/$kname
 record_provenance "$rundir"
+echo $(( $(date +%s) - t_build )) >"$rundir/provenance/build-seconds"
+[ -z "$extra" ] || cp "$LAB_ROOT/$extra" "$rundir/provenance/extra.patch"
 
 n=$(echo $scenarios | wc -w)
 i=0
@@ -75,7 +89,7 @@ for s in $scenarios; do
 		fails=$((fails + 1))
 		continue
 	fi
-	"$LAB_ROOT/vm/run.sh" -k "$kout/arch/x86/boot/bzImage" -M "$kout/modroot" -o "$sd" \
+	run_child "$LAB_ROOT/vm/run.sh" -k "$kout/arch/x86/boot/bzImage" -M "$kout/modroot" -o "$sd" \
 		-c "$c" -t $((120 + 5 * c + duration + 60)) -p "$LAB_ROOT/torture/payload" \
 		-a "$(cat "$sd/boot")" 2>"$sd/run.log"
 	grep -E '^ *[^ ]*(torture|six_nest|pcpu_rwsem)[^ ]*:' "$sd/guest/lock_stat.txt" \
@@ -84,7 +98,8 @@ for s in $scenarios; do
 	progress torture "$s: $(cat "$sd/judgement")"
 done
 
-"$LAB_ROOT/torture/table.sh" "$rundir" | tee "$rundir/table.txt"
-mv "$rundir" "$dir/$run"
+"$LAB_ROOT/torture/table.sh" "$rundir" >"$rundir/table.txt" || die "could not tabulate $rundir"
+cat "$rundir/table.txt"
+run_finish
 progress torture "run complete: $dir/$run ($fails of $n scenarios not as expected)"
 [ "$fails" = 0 ]

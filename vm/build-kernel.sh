@@ -1,17 +1,38 @@
 #!/bin/sh
 # Build one kernel flavour out of tree, with ccache.
-# usage: vm/build-kernel.sh FLAVOUR [TARGET...]
+# usage: vm/build-kernel.sh [-e PATCH]... [-O NAME] FLAVOUR [TARGET...]
 #   FLAVOUR  a file vm/flavours/FLAVOUR.conf: EXCLUDE (patches left out),
 #            EXTRA (patches applied after the series), FRAGMENTS (configs)
+#   -e       one more patch after EXTRA (a path from the lab's root), e.g.
+#            a torture mutant
+#   -O       output name (default FLAVOUR): build/out/NAME
 #   TARGET   make targets instead of the kernel image (e.g. fs/inode.o)
-# Output: build/out/FLAVOUR/ with arch/x86/boot/bzImage, modules under
+# Output: build/out/NAME/ with arch/x86/boot/bzImage, modules under
 # modroot/, build.log, and lab-build.env describing the build.  The .config is
 # regenerated only when a fragment or the tree changed, so an unchanged
 # flavour rebuilds in seconds.
+#
+# Work is shared between builds.  Every tree is compiled at one path,
+# build/at/src with its output at build/at/out, bind-mounted in a private
+# mount namespace, so ccache hits across trees and a build directory stays
+# valid when its tree changes: a new output directory starts as a copy of a
+# built flavour with the same fragments, and only what differs between the
+# two trees is compiled (a torture mutant: one object and the link).
 . "$(dirname "$0")/functions.sh"
 
+extra_cli= name=
+while getopts e:O: opt; do
+	case $opt in
+	e) [ -r "$LAB_ROOT/$OPTARG" ] || die "no patch $OPTARG"
+	   extra_cli="$extra_cli $OPTARG" ;;
+	O) name=$OPTARG ;;
+	*) usage_from_header; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
 [ $# -ge 1 ] || { usage_from_header; exit 2; }
 flavour=$1
+name=${name:-$flavour}
 shift
 conf=$LAB_ROOT/vm/flavours/$flavour.conf
 [ -r "$conf" ] || die "unknown kernel flavour '$flavour' (have: $(cd "$LAB_ROOT/vm/flavours" && ls | sed 's/\.conf$//' | paste -sd' ' -))"
@@ -28,13 +49,14 @@ need_cmd bison bison
 need_cmd bc bc
 need_pkg libelf-dev libssl-dev
 
-tree=$("$LAB_ROOT/vm/tree.sh" $(for p in $EXTRA; do printf -- '-p %s ' "$p"; done) $EXCLUDE) || exit 1
-out=$LAB_BUILD/out/$flavour
+out=$LAB_BUILD/out/$name
 mkdir -p "$out"
 need_space "$out" 2000
-# One build of a flavour at a time: a second waits instead of racing it.
+# One build of an output directory at a time, tree included: a second waits
+# instead of racing it.
 exec 9>"$out/.lock"
 flock 9
+tree=$("$LAB_ROOT/vm/tree.sh" $(for p in $EXTRA $extra_cli; do printf -- '-p %s ' "$p"; done) $EXCLUDE) || exit 1
 
 frags=
 for f in $FRAGMENTS; do
@@ -43,21 +65,99 @@ done
 # ccache keys on the preprocessed source; relative paths let the flavours
 # that share a tree share cache entries.
 export CCACHE_BASEDIR=$LAB_BUILD CCACHE_NOHASHDIR=1
+at=$LAB_BUILD/at
+mkdir -p "$at/src" "$at/out"
+# The fixed path needs a private mount namespace (root, or a kernel that
+# lets unshare map the user); without it each tree builds where it lies.
+if [ -z "${LAB_NO_FIXED_PATH:-}" ] &&
+	unshare -m --propagation private mount --bind "$at/src" "$at/out" 2>/dev/null; then
+	fixed=1
+else
+	fixed=
+	progress build "$name: no private mount namespace here; building at the tree's own path (no sharing between trees)"
+fi
 kmake() {
-	make -C "$tree" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-		-j"$(nproc)" "$@"
+	if [ -n "$fixed" ]; then
+		unshare -m --propagation private sh -c '
+			mount --bind "$1" "$3/src" && mount --bind "$2" "$3/out" || exit 97
+			at=$3
+			shift 3
+			exec make -C "$at/src" O="$at/out" "$@"' \
+			kmake "$tree" "$out" "$at" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+			-j"$(nproc)" "$@"
+	else
+		make -C "$tree" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+			-j"$(nproc)" "$@"
+	fi
 }
+# The path make sees for a file of the output directory.
+at_out() {
+	if [ -n "$fixed" ]; then echo "$at/out/$1"; else echo "$out/$1"; fi
+}
+
+# patch_files TREE: the files that TREE's patches change; every other file
+# of a tree is the pristine one.
+patch_files() {
+	[ -r "$1/.lab-patches" ] || return 0
+	(cd "$LAB_ROOT/patches" && sed -n -e 's|^+++ b/||p' -e 's|^--- a/||p' $(cat "$1/.lab-patches") /dev/null) |
+		sort -u
+}
+
+# refresh_changed OLD_TREE: give each file that differs between OLD_TREE (the
+# tree this output directory was built from) and this tree a file of its own
+# with the current time, so that make recompiles what depends on it.  The
+# other files are hard links to the pristine tree and are never written.
+refresh_changed() {
+	{ patch_files "$1"; patch_files "$tree"; } | sort -u | while read -r f; do
+		[ -e "$tree/$f" ] || continue
+		cmp -s "$1/$f" "$tree/$f" 2>/dev/null && continue
+		cp "$tree/$f" "$tree/$f.lab-refresh" && mv "$tree/$f.lab-refresh" "$tree/$f" ||
+			die "could not refresh $tree/$f"
+	done
+}
+
+# Start a new output directory from a built flavour with the same fragments.
+if [ -n "$fixed" ] && [ ! -r "$out/lab-build.env" ] && [ ! -r "$out/.config" ]; then
+	for f in "$LAB_ROOT"/vm/flavours/*.conf; do
+		seed=$(basename "$f" .conf)
+		[ "$seed" != "$name" ] && [ -r "$LAB_BUILD/out/$seed/lab-build.env" ] || continue
+		[ "$(. "$f"; echo $FRAGMENTS)" = "$(echo $FRAGMENTS)" ] || continue
+		grep -q '^fixed_path=1$' "$LAB_BUILD/out/$seed/lab-build.env" || continue
+		seedtree=$(sed -n 's/^tree=//p' "$LAB_BUILD/out/$seed/lab-build.env")
+		[ -r "$seedtree/.lab-stamp" ] || continue
+		progress build "$name: starting from the build of $seed (same fragments; only what differs is compiled)"
+		# The seed's own lock: it must not change while it is copied.
+		(flock 8; cp -a --reflink=auto "$LAB_BUILD/out/$seed/." "$out/") 8>"$LAB_BUILD/out/$seed/.lock" ||
+			die "could not copy $LAB_BUILD/out/$seed to $out"
+		rm -f "$out/lab-build.env"
+		echo "$seedtree" >"$out/.lab-tree"
+		break
+	done
+fi
+# The tree changed under this output directory (a mutant after another, a
+# seed): make must see what differs as new.
+last=$(cat "$out/.lab-tree" 2>/dev/null)
+if [ -n "$fixed" ] && [ -n "$last" ] && [ "$last" != "$tree" ]; then
+	if [ -r "$last/.lab-stamp" ]; then
+		refresh_changed "$last"
+	else
+		# The old tree is gone: everything a patch touches counts as changed.
+		rm -f "$out/.lab-config-stamp"
+		refresh_changed /nonexistent
+	fi
+fi
+echo "$tree" >"$out/.lab-tree"
 
 cfgstamp=$(cat "$tree/.lab-stamp" $frags | sha256sum | cut -c1-16)
 if [ "$(cat "$out/.lab-config-stamp" 2>/dev/null)" != "$cfgstamp" ] || [ ! -r "$out/.config" ]; then
-	progress build "$flavour: configuring (tinyconfig + $(echo $FRAGMENTS | sed "s/ / + /g"))"
+	progress build "$name: configuring (tinyconfig + $(echo $FRAGMENTS | sed "s/ / + /g"))"
 	rm -f "$out/.lab-config-stamp"
 	{
 		kmake tinyconfig &&
 		KCONFIG_CONFIG="$out/.config" "$tree/scripts/kconfig/merge_config.sh" \
 			-m -O "$out" "$out/.config" $frags &&
 		kmake olddefconfig
-	} >"$out/config.log" 2>&1 || die "configuring $flavour failed; see $out/config.log"
+	} >"$out/config.log" 2>&1 || die "configuring $name failed; see $out/config.log"
 	"$LAB_ROOT/vm/check-config.sh" "$out/.config" $frags || exit 1
 	echo "$cfgstamp" >"$out/.lab-config-stamp"
 fi
@@ -74,7 +174,7 @@ grep -q '^CONFIG_MODULES=y' "$out/.config" && targets="$targets modules"
 total=$(cat "$out/.lab-objcount" 2>/dev/null)
 of=" objects (first build, total unknown)"
 [ -n "$total" ] && of=" of ~$total objects"
-progress build "$flavour: make $targets in $tree (O=$out)"
+progress build "$name: make $targets in $tree (O=$out)"
 kmake $targets >"$out/build.log" 2>&1 &
 mpid=$!
 # Progress every 30 s: objects compiled so far, out of the last full build's count.
@@ -86,23 +186,26 @@ while kill -0 $mpid 2>/dev/null; do
 	done
 	kill -0 $mpid 2>/dev/null || break
 	done_n=$(grep -c '^  CC ' "$out/build.log")
-	progress build "$flavour: compiled $done_n$of, now $(tail -n 1 "$out/build.log" | sed 's/^ *//' | cut -c1-60)"
+	progress build "$name: compiled $done_n$of, now $(tail -n 1 "$out/build.log" | sed 's/^ *//' | cut -c1-60)"
 done
 wait $mpid || {
 	grep -E 'error|Error' "$out/build.log" | head -n 20 >&2
-	die "building $flavour failed; see $out/build.log"
+	die "building $name failed; see $out/build.log"
 }
 n=$(grep -c '^  CC ' "$out/build.log")
 [ "$n" -gt 100 ] && echo "$n" >"$out/.lab-objcount"
 
 if [ -n "${targets#bzImage}" ]; then
 	rm -rf "$out/modroot"
-	kmake INSTALL_MOD_PATH="$out/modroot" modules_install >>"$out/build.log" 2>&1 ||
-		die "modules_install for $flavour failed; see $out/build.log"
+	kmake INSTALL_MOD_PATH="$(at_out modroot)" modules_install >>"$out/build.log" 2>&1 ||
+		die "modules_install for $name failed; see $out/build.log"
 fi
 
 {
 	echo "flavour=$flavour"
+	echo "name=$name"
+	echo "extra_patches=$(echo $EXTRA $extra_cli)"
+	echo "fixed_path=${fixed:-0}"
 	echo "debian_source_version=$(cat "$tree/.lab-debian-version")"
 	echo "tree=$tree"
 	echo "patches=$(wc -l <"$tree/.lab-patches")"
@@ -113,4 +216,4 @@ fi
 	echo "series_stamp=$(cat "$tree/.lab-stamp")"
 	echo "compiler=$(gcc --version | head -n 1)"
 } | write_atomic "$out/lab-build.env"
-progress build "$flavour: done ($n objects compiled) -> $out/arch/x86/boot/bzImage"
+progress build "$name: done ($n objects compiled) -> $out/arch/x86/boot/bzImage"

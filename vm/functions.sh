@@ -30,6 +30,13 @@ die() {
 	exit 1
 }
 
+# die_usage MESSAGE: refuse bad input (exit status 2, as for every usage
+# error); nothing has been started or written.
+die_usage() {
+	printf 'ERROR: %s\n' "$*" >&2
+	exit 2
+}
+
 # usage_from_header: print the comment block at the top of the calling script.
 usage_from_header() {
 	sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
@@ -119,4 +126,45 @@ host_env() {
 	echo "host_kernel=$(uname -r)"
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "accel_probe=$(sed -n 2p "$LAB_BUILD/accel.probe" 2>/dev/null)"
+}
+
+# The life of a run directory, shared by make torture, make bench and the
+# mutant gate: run_create makes DIR/RUN.partial atomically (an existing RUN
+# or RUN.partial is refused, never overwritten), run_child runs a long step
+# so that a signal can stop it, and run_finish renames the directory to RUN
+# once complete.  INT, TERM or HUP stop the running step (the boot runner
+# then stops its guest), leave DIR/RUN.partial/interrupted, and exit 130.
+run_dir= run_child_pid=
+run_create() {
+	mkdir -p "$1" 2>/dev/null && [ -w "$1" ] ||
+		die "cannot write results under $1 (read-only or not a directory?); nothing was run"
+	[ ! -e "$1/$2" ] || die_usage "run $1/$2 exists already; choose another RUN="
+	mkdir "$1/$2.partial" 2>/dev/null ||
+		die "$1/$2.partial exists: a run of that name is going on or was interrupted; remove it or choose another RUN="
+	run_dir=$1/$2.partial
+	trap run_interrupt INT TERM HUP
+}
+run_child() {
+	"$@" &
+	run_child_pid=$!
+	wait "$run_child_pid"
+	set -- $?
+	run_child_pid=
+	return "$1"
+}
+run_interrupt() {
+	trap '' INT TERM HUP
+	if [ -n "$run_child_pid" ]; then
+		kill -TERM "$run_child_pid" 2>/dev/null
+		wait "$run_child_pid" 2>/dev/null
+	fi
+	echo "interrupted by a signal at $(date -u +%Y-%m-%dT%H:%M:%SZ) after $(lab_elapsed)" >"$run_dir/interrupted"
+	echo >&2
+	warn "interrupted: $run_dir is incomplete and is not a result"
+	exit 130
+}
+run_finish() {
+	mv "$run_dir" "${run_dir%.partial}" || die "could not rename $run_dir"
+	trap - INT TERM HUP
+	run_dir=${run_dir%.partial}
 }

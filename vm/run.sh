@@ -11,7 +11,8 @@
 # Environment: LAB_ACCEL=kvm|tcg skips the accelerator probe.
 # Exit status and OUTDIR/verdict: 0 PASS, 1 FAIL (payload exit code),
 # 2 PANIC, 3 HANG (timeout), 4 NOVERDICT (guest ended without reporting),
-# 5 ERROR (QEMU or runner).  OUTDIR also gets console.log, qemu-cmd,
+# 5 ERROR (QEMU or runner), 130 INTERRUPTED (INT, TERM or HUP: the guest is
+# stopped before this script exits).  OUTDIR also gets console.log, qemu-cmd,
 # qemu-exit, qemu.stderr, env, kernel.config and guest/.
 . "$(dirname "$0")/functions.sh"
 
@@ -51,11 +52,21 @@ fi
 
 hostcpus=$(nproc)
 accel=${LAB_ACCEL:-$("$LAB_ROOT/vm/accel.sh" "$kernel")} || exit 5
+# A guest that behaves like hardware where locks and timing care:
+# - no hypervisor CPUID bit: with it, virt_spin_lock() (PARAVIRT without PV
+#   spinlocks) makes every spinlock a test-and-set lock, where hardware runs
+#   the qspinlock and its contention tracepoints;
+# - "max" under TCG: an invariant TSC as clocksource (qemu64 is an old AMD
+#   whose TSC Linux marks unstable, leaving HPET, an MMIO exit per read) and
+#   RDRAND, which with random.trust_cpu=on seeds the CRNG before /init;
+# - tsc=reliable: TCG's TSC is one clock for all vCPUs; the watchdog would
+#   otherwise compare it with HPET on a time-sliced host and give it up.
 case $accel in
-kvm) accel_opts="-accel kvm -cpu host" ;;
-tcg) accel_opts="-accel tcg,thread=multi" ;;
+kvm) accel_opts="-accel kvm -cpu host,-hypervisor" ;;
+tcg) accel_opts="-accel tcg,thread=multi -cpu max,-hypervisor" ;;
 *) die "unknown accelerator '$accel'" ;;
 esac
+hwargs="tsc=reliable random.trust_cpu=on"
 # Under TCG each vCPU is a host thread doing emulation: boot time grows with
 # the vCPU count (measured here: 2 s at 2 vCPUs, 25 s at 32 on 2 cores).
 [ -n "$timeout" ] || timeout=$((120 + 5 * vcpus))
@@ -66,7 +77,7 @@ fi
 
 set -- qemu-system-x86_64 -M pc $accel_opts -smp "$vcpus" -m "$mem" \
 	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic ${bootargs}" \
+	-append "console=ttyS0 panic=-1 oops=panic $hwargs ${bootargs}" \
 	-display none -no-reboot -monitor none -serial "file:$out/console.log" \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-virtfs "local,path=$out/guest,mount_tag=labresults,security_model=none,multidevs=remap" \
@@ -93,13 +104,35 @@ verdict() {
 
 progress boot "$(basename "$kdir"): $vcpus vCPUs, ${mem} MiB, $accel, timeout ${timeout}s -> $out"
 : >"$out/console.log"
-timeout -k 5 "$timeout" "$@" </dev/null >"$out/qemu.stderr" 2>&1 &
+rm -f "$out/qemu.pid"
+# timeout --foreground stays in our process group, so a terminal's Ctrl-C
+# reaches QEMU too; INT, TERM or HUP sent to this script alone stops the
+# guest here (QEMU's own pid is in qemu.pid, written by QEMU).
+qpid=
+stop_guest() {
+	trap '' INT TERM HUP
+	[ -n "$qpid" ] && kill -TERM "$qpid" 2>/dev/null
+	g=$(cat "$out/qemu.pid" 2>/dev/null)
+	[ -n "$g" ] && kill -TERM "$g" 2>/dev/null
+	i=0
+	while [ $i -lt 50 ] && { kill -0 "$qpid" 2>/dev/null || { [ -n "$g" ] && kill -0 "$g" 2>/dev/null; }; }; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -n "$g" ] && kill -KILL "$g" 2>/dev/null
+	echo "INTERRUPTED: the boot was stopped by a signal" | write_atomic "$out/verdict"
+	progress boot "interrupted: guest stopped"
+	exit 130
+}
+trap stop_guest INT TERM HUP
+timeout --foreground -k 5 "$timeout" "$@" -pidfile "$out/qemu.pid" </dev/null >"$out/qemu.stderr" 2>&1 &
 qpid=$!
 if [ -n "$verbose" ]; then
 	tail -n +1 -f --pid=$qpid "$out/console.log" | sed -u 's/^/[guest] /' &
 fi
 wait $qpid
 status=$?
+trap - INT TERM HUP
 [ -n "$verbose" ] && sleep 1
 echo "$status" | write_atomic "$out/qemu-exit"
 

@@ -1,1 +1,1 @@
-locktorture.torture_type=six_lock
+locktorture.torture_type=six_lock locktorture.stall_secs=5 lab.hung_task_secs=4

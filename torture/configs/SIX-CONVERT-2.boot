@@ -1,1 +1,1 @@
-locktorture.torture_type=six_convert
+locktorture.torture_type=six_convert locktorture.stall_secs=5 lab.hung_task_secs=4

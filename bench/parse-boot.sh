@@ -1,0 +1,17 @@
+#!/bin/sh
+# The results.csv rows of one bench boot, from its guest's bench.txt.
+# usage: bench/parse-boot.sh ARM KERNEL REPEAT BOOT_DIR
+# Columns: arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,
+# min_thread_ops,max_thread_ops (bench/run.sh writes the header).  Used by
+# the run and by bench/recheck.sh, so that both make the same bytes.
+. "$(dirname "$0")/../vm/functions.sh"
+
+[ $# -eq 4 ] || { usage_from_header; exit 2; }
+[ -r "$4/guest/bench.txt" ] || die "no guest/bench.txt in $4"
+sed -n 's/^BENCH //p' "$4/guest/bench.txt" | awk -v arm="$1" -v k="$2" -v r="$3" '
+	{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%s,%s,%d,%d,%s,%d,%s,%s,%d,%d\n", arm, k, r, v["threads"],
+			v["phase"], v["ops"], v["elapsed_s"], v["ops_per_s"],
+			v["min_thread_ops"], v["max_thread_ops"]
+	}'

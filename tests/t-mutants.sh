@@ -1,0 +1,75 @@
+#!/bin/sh
+# Test group "mutants": the torture catches broken six locks.  The fast
+# subset of the mutant gate (torture/mutants/FAST, one mutant per detector:
+# a failed six check, the relock data check, six_lock_counts(), a lost
+# wakeup, lockdep validation, a crash) must be caught, each by the detector
+# its header names; the scoring on made-up outcomes must fail a gate that
+# missed a mutant or whose control failed.
+. "$(dirname "$0")/../vm/functions.sh"
+. "$LAB_ROOT/tests/lib.sh"
+. "$LAB_ROOT/torture/functions.sh"
+
+o=$TEST_OUT/mutants
+rm -rf "$o"
+mkdir -p "$o"
+M=$LAB_ROOT/torture/mutants
+
+# Every mutant says what it breaks, where it must be caught and how.
+for p in "$M"/*.patch; do
+	m=$(basename "$p" .patch)
+	for f in Mutant Scenarios Detects Expect; do
+		[ -n "$(mutant_field "$p" $f)" ] || { fail "mutant $m has no $f: line"; continue 2; }
+	done
+	for s in $(mutant_field "$p" Scenarios); do
+		[ -r "$LAB_ROOT/torture/configs/$s" ] || { fail "mutant $m names an unknown scenario $s"; continue 2; }
+	done
+	pass "mutant $m has a complete header"
+done
+n=$(ls "$M"/*.patch | wc -l)
+[ "$n" -ge 16 ] && pass "the gate has $n mutants (at least 16)" || fail "only $n mutants"
+
+# The score on made-up outcomes: a missed "caught" mutant or a failed
+# control fails the gate; a "may-miss" mutant that was missed does not.
+mk() {  # mk RUN MUTANT EXPECT OUTCOME
+	mkdir -p "$o/$1"
+	printf 'expect=%s\noutcome=%s\nscenario_SIX-4=x\n' "$3" "$4" >"$o/$1/$2.outcome"
+}
+mk good a caught caught; mk good b may-miss missed; mk good c survives survived
+mk missed a caught caught; mk missed b caught missed
+mk ctl a caught caught; mk ctl c survives control-failed
+[ "$(mutant_score "$o/good" a b c | sed -n 's/^gate=//p')" = PASS ] &&
+	pass "score: every mutant caught but a may-miss one, control passed: gate PASS" ||
+	fail "score: the good made-up run did not PASS: $(mutant_score "$o/good" a b c | paste -sd' ' -)"
+mutant_score "$o/good" a b c | grep -qx 'score_pct=50.0' &&
+	pass "score: a may-miss mutant that was missed still counts against the score" ||
+	fail "score: wrong score for the good made-up run"
+[ "$(mutant_score "$o/missed" a b | sed -n 's/^gate=//p')" = FAIL ] &&
+	pass "negative control: a missed mutant fails the gate" || fail "score: a missed mutant passed the gate"
+[ "$(mutant_score "$o/ctl" a c | sed -n 's/^gate=//p')" = FAIL ] &&
+	pass "negative control: a control that failed fails the gate" || fail "score: a failed control passed the gate"
+
+# The fast subset, for real: each built incrementally and booted.
+"$LAB_ROOT/torture/mutants.sh" -F -d 10 -o "$o" -r fast >"$o/fast.log" 2>&1
+rc=$?
+r=$o/fast
+if [ ! -d "$r" ]; then
+	fail "the fast mutant gate did not complete (exit $rc); see $o/fast.log"
+	exit 0
+fi
+for m in $(grep -v '^#' "$M/FAST"); do
+	out=$(sed -n 's/^outcome=//p' "$r/$m.outcome")
+	det=$(sed -n 's/^detectors=//p' "$r/$m.outcome")
+	want=$(mutant_field "$M/$m.patch" Detects)
+	want=${want%%:*}
+	case $out:,$det, in
+	caught:*,$want,* | caught:*,$want:*) pass "mutant $m is caught by $want ($det)" ;;
+	caught:*) fail "mutant $m is caught, but by $det, not $want" ;;
+	*) fail "mutant $m: $out; see $r/$m/" ;;
+	esac
+done
+[ "$rc" = 0 ] && expect_grep '^gate=PASS$' "$r/score" "the fast gate passes (exit 0)" ||
+	fail "the fast gate exited $rc; see $r/score"
+expect_grep '^mutant +expect +scenario +result' "$r/matrix.txt" "the gate prints its kill matrix"
+b=$(sed -n 's/^build_seconds=//p' "$r/seq-frozen.outcome")
+[ -n "$b" ] && [ "$b" -lt 120 ] && pass "a mutant builds incrementally ($b s)" ||
+	fail "a mutant build took ${b:-?} s: not incremental"

@@ -1,0 +1,1 @@
+locktorture.torture_type=six_relock_pcpu locktorture.onoff_interval=3 locktorture.onoff_holdoff=2 locktorture.stall_secs=5 lab.hung_task_secs=4

@@ -1,0 +1,74 @@
+#!/bin/sh
+# The mutant gate (make torture-mutants): build each six.c mutant of
+# torture/mutants/ and run the scenarios its header names; a mutant that
+# every scenario passes was missed.
+# usage: torture/mutants.sh [-m "MUTANT..."] [-F] [-d DURATION_S] [-r RUN] [-o DIR]
+#   -m  mutants by name (default: every torture/mutants/*.patch)
+#   -F  the fast subset listed in torture/mutants/FAST (one per detector)
+#   -d  seconds of torture per scenario (default 12)
+#   -r  run name (default: UTC date and time); -o where runs go
+#       (default results/mutants)
+# A mutant's header says what it breaks (Mutant:), which scenarios must
+# catch it (Scenarios:), the detector meant to (Detects:), and Expect:
+# caught, may-miss (counted, but a miss does not fail the gate), or
+# survives (a control that must pass).  Each mutant is built incrementally
+# from the torture build (its six.c object and the link), then run as
+# torture/run.sh -e MUTANT: DIR/RUN/MUTANT/ is a torture run of its own.
+# DIR/RUN/ gets matrix.txt (mutant x scenario: the detectors that fired, or
+# missed), score (key=value) and, per mutant, outcome.  Exit status 0 when
+# every "caught" mutant was caught and every control passed.
+. "$(dirname "$0")/functions.sh"
+
+mdir=$LAB_ROOT/torture/mutants
+mutants= duration=12 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/mutants fast=
+while getopts m:Fd:r:o:h opt; do
+	case $opt in
+	m) mutants=$OPTARG ;;
+	F) fast=1 ;;
+	d) duration=$OPTARG ;;
+	r) run=$OPTARG ;;
+	o) dir=$OPTARG ;;
+	*) usage_from_header; exit 2 ;;
+	esac
+done
+[ -z "$fast" ] || mutants="$mutants $(grep -v '^#' "$mdir/FAST")"
+[ -n "$mutants" ] || mutants=$(cd "$mdir" && ls *.patch | sed 's/\.patch$//')
+for m in $mutants; do
+	[ -r "$mdir/$m.patch" ] ||
+		die_usage "no mutant '$m' (have: $(cd "$mdir" && ls *.patch | sed 's/\.patch$//' | paste -sd' ' -))"
+	[ -n "$(mutant_field "$mdir/$m.patch" Scenarios)" ] || die_usage "mutant $m names no Scenarios:"
+done
+is_uint "$duration" && [ "$duration" -ge 1 ] || die_usage "DURATION must be a whole number of seconds, not '$duration'"
+run_create "$dir" "$run"
+rundir=$run_dir
+record_provenance "$rundir"
+echo "duration_s=$duration" >"$rundir/parameters"
+echo "mutants=$(echo $mutants)" >>"$rundir/parameters"
+
+n=$(echo $mutants | wc -w)
+i=0
+t_start=$(date +%s)
+for m in $mutants; do
+	i=$((i + 1))
+	p=$mdir/$m.patch
+	scen=$(mutant_field "$p" Scenarios)
+	left=$(awk -v i="$i" -v n="$n" -v s="$(( $(date +%s) - t_start ))" \
+		'BEGIN { if (i == 1) print "?"; else printf "%d", s / (i - 1) * (n - i + 1) / 60 }')
+	progress mutants "$m ($i of $n): $scen; about $left min left"
+	t0=$(date +%s)
+	run_child "$LAB_ROOT/torture/run.sh" -e "torture/mutants/$m.patch" -s "$scen" \
+		-d "$duration" -o "$rundir" -r "$m" >"$rundir/$m.log" 2>&1
+	rc=$?
+	[ "$rc" = 130 ] && run_interrupt
+	t1=$(date +%s)
+	mutant_outcome "$p" "$rundir/$m" "$rc" $((t1 - t0)) | write_atomic "$rundir/$m.outcome"
+	progress mutants "$m: $(sed -n 's/^outcome=//p' "$rundir/$m.outcome") ($(sed -n 's/^detectors=//p' "$rundir/$m.outcome"))"
+done
+
+mutant_matrix "$rundir" $mutants | write_atomic "$rundir/matrix.txt"
+mutant_score "$rundir" $mutants | write_atomic "$rundir/score"
+cat "$rundir/matrix.txt"
+cat "$rundir/score"
+run_finish
+progress mutants "run complete: $run_dir"
+[ "$(sed -n 's/^gate=//p' "$run_dir/score")" = PASS ]
