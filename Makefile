@@ -14,7 +14,7 @@ opt = $(if $(call given,$(1)),$(2) "$($(1))")
 help:
 	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
 	@echo
-	@echo '  make all              set up, every kernel flavour, check-series, kunit, torture'
+	@echo '  make all              set up, every kernel flavour, check-series, kunit, torture, mutants'
 	@echo '  make test             the test suite; ends with "N passed, N failed"'
 	@echo '  make setup            install the Debian packages the lab uses'
 	@echo '  make kernel           build kernel flavours [FLAVOURS="$(FLAVOURS)"]'
@@ -35,7 +35,7 @@ help:
 	@echo
 	@echo 'Results go to results/<kind>/<run>/; build output to build/.'
 
-all: setup kernel check-series kunit torture  # torture ends with make report
+all: setup kernel check-series kunit torture torture-mutants  # each ends with make report
 
 setup:
 	@. vm/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
@@ -85,7 +85,8 @@ report:
 		$(if $(BASE),--base "$(BASE)" --new "$(NEW)")
 
 torture-mutants: setup
-	torture/mutants.sh -r $(RUN) $(call opt,MUTANTS,-m) $(call opt,DURATION,-d) $(if $(FAST),-F)
+	torture/mutants.sh -r $(RUN) $(call opt,MUTANTS,-m) $(call opt,DURATION,-d) $(if $(FAST),-F); \
+		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
 
 torture-recheck:
 	@test "$(origin RUN)" != file || { echo "usage: make torture-recheck RUN=<run in results/torture>"; exit 2; }

@@ -366,8 +366,13 @@ def run_to_run(base, new):
 
 # ---------------------------------------------------------------- the report
 
-def summary_lines(bench_verdicts, torture_verdicts, r2r):
+def summary_lines(bench_verdicts, torture_verdicts, r2r, mutant_runs=()):
     out = ["## Verdicts at a glance", ""]
+    for run in mutant_runs:
+        sc = run.score
+        missed = sc.get("missed") or "none"
+        out.append("- `%s` mutant gate: %s of %s mutants caught (%s%%), missed: %s; gate %s." %
+                   (run.name, sc.get("caught"), sc.get("mutants"), sc.get("score_pct"), missed, sc.get("gate")))
     if r2r:
         (base, new), cs = r2r
         count = {}
@@ -407,6 +412,34 @@ def summary_lines(bench_verdicts, torture_verdicts, r2r):
             if base == "six_lock":  # the comparison under one hold-time policy
                 out.append("  - %d vCPUs, `%s` vs `%s` %s/s: %s, %s." %
                            (vcpus, new, base, side, fmt_change(c.ratio), c.verdict()))
+    return out + [""]
+
+
+def mutants_section(run):
+    """The torture's sensitivity: the mutation score, the kill matrix, and
+    every missed mutant with what it breaks and why it can be missed."""
+    sc = run.score
+    out = ["## Torture sensitivity: mutant run `%s`" % run.name, "",
+           "Each mutant is a deliberately broken `six.c` (`torture/mutants/`), built incrementally "
+           "from the torture kernel and run in the scenarios its header names "
+           "(`make torture-mutants`). A mutant is caught when one of them fails; the cell names "
+           "the detectors that fired, most specific first.", "",
+           "%s of %s mutants caught: mutation score %s%%; %s of %s controls passed; gate %s." %
+           (sc.get("caught"), sc.get("mutants"), sc.get("score_pct"), sc.get("controls_passed"),
+            sc.get("controls"), sc.get("gate")), ""]
+    rows = []
+    for m in run.mutants:
+        for k in sorted(k for k in m if k.startswith("scenario_")):
+            rows.append(["`%s`" % m["mutant"], m.get("expect", "?"), k[len("scenario_"):],
+                         m[k].replace("|", "/"), m["header"].get("Fixed-by", "")])
+        if not any(k.startswith("scenario_") for k in m):
+            rows.append(["`%s`" % m["mutant"], m.get("expect", "?"), "-", "error: " + m.get("why", "?"), ""])
+    out += table(["mutant", "expect", "scenario", "result", "fixed upstream by"], rows)
+    missed = [m for m in run.mutants if m.get("outcome") == "missed"]
+    if missed:
+        out += ["", "Missed:", ""]
+        out += ["- `%s` (%s): %s %s" % (m["mutant"], m.get("expect"), m["header"].get("Mutant", ""), m["text"])
+                for m in missed]
     return out + [""]
 
 
@@ -506,6 +539,9 @@ def build(runs, base=None, new=None, plot_dir=None):
         lines, verdicts = torture_section(r, plot_dir)
         body += lines
         torture_verdicts.append((r, verdicts))
+    mutant_runs = [r for r in runs if r.kind == "mutants"]
+    for r in mutant_runs:
+        body += mutants_section(r)
     regen = 'make report RUN="%s"' % " ".join(r.name for r in runs)
     if base:
         regen += " BASE=%s NEW=%s" % (base.name, new.name)
@@ -520,7 +556,7 @@ def build(runs, base=None, new=None, plot_dir=None):
             for r in runs]
     head += table(["run", "kind", "started", "host CPUs", "accel", "vCPUs", "overcommit",
                    "Debian source", "lab revision"], rows)
-    return "\n".join(head + summary_lines(bench_verdicts, torture_verdicts, r2r) + method_lines()
+    return "\n".join(head + summary_lines(bench_verdicts, torture_verdicts, r2r, mutant_runs) + method_lines()
                      + body + context_lines(bench_verdicts)).rstrip() + "\n"
 
 

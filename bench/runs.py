@@ -12,6 +12,7 @@ PHASES = ("create", "lookup", "unlink")
 # create workload, the same in one shared directory, the cold tree walk.
 ALL_PHASES = PHASES + ("shared-create", "shared-lookup", "shared-unlink", "walk")
 SIDES = ("writes", "reads", "intent")
+KINDS = ("bench", "torture", "mutants")  # results/<kind>/<run>/
 # The functions of 6.1's fs/inode.c that take inode_hash_lock.  They are
 # exported (or called across fs/inode.c), never inlined into a filesystem,
 # so spinning on the hash lock shows one of them among the slow path's
@@ -56,6 +57,12 @@ class BenchRun:
             self.data.setdefault(key, []).append(float(r["ops_per_s"]))
         self.threads = sorted({t for (_a, _p, t) in self.data})
         self.phases = [ph for ph in ALL_PHASES if any(p == ph for (_a, p, _t) in self.data)]
+        # The run's env is written when it ends: its start is its first boot's.
+        boots = os.path.join(path, "boots")
+        dates = [read_kv(os.path.join(boots, b, "env")).get("date")
+                 for b in (sorted(os.listdir(boots)) if os.path.isdir(boots) else [])]
+        if any(dates):
+            self.env = dict(self.env, date=min(d for d in dates if d))
 
     def work(self):
         """What one measurement did: fixed files per thread, or (older
@@ -121,17 +128,17 @@ def find_runs(results, names):
     for name in names:
         if name.endswith(".partial"):
             raise RunError("run '%s' is incomplete (.partial): it is never reported" % name)
-        found = [os.path.join(results, k, name) for k in ("bench", "torture")
+        found = [os.path.join(results, k, name) for k in KINDS
                  if os.path.isdir(os.path.join(results, k, name))]
         if not found:
-            raise RunError("no run '%s' in %s/bench or %s/torture" % (name, results, results))
+            raise RunError("no run '%s' in %s/{%s}" % (name, results, ",".join(KINDS)))
         runs.append(load_run(found[0]))
     return runs
 
 
 def all_runs(results):
     names = []
-    for k in ("bench", "torture"):
+    for k in KINDS:
         d = os.path.join(results, k)
         if os.path.isdir(d):
             names += [n for n in sorted(os.listdir(d))
@@ -139,10 +146,63 @@ def all_runs(results):
     return names
 
 
+class MutantRun:
+    """A run of the mutant gate: per mutant its header (from the patch the
+    run kept), its outcome, and the run's score."""
+    kind = "mutants"
+
+    def __init__(self, path):
+        self.path, self.name = path, os.path.basename(path)
+        self.score = read_kv(os.path.join(path, "score"))
+        if not self.score:
+            raise ValueError("no score")
+        self.mutants = []
+        for f in sorted(os.listdir(path)):
+            if f.endswith(".outcome"):
+                m = read_kv(os.path.join(path, f))
+                m["header"], m["text"] = mutant_header(
+                    os.path.join(path, m["mutant"], "provenance", "extra.patch"))
+                self.mutants.append(m)
+        envs = []
+        for m in self.mutants:
+            d = os.path.join(path, m["mutant"])
+            for s in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+                e = read_kv(os.path.join(d, s, "env"))
+                if e:
+                    envs.append(e)
+        self.env = dict(envs[0]) if envs else {}
+        self.env["date"] = min((e["date"] for e in envs if e.get("date")), default="?")
+        self.env["vcpus"] = " ".join(sorted({e.get("vcpus", "?") for e in envs}, key=_num))
+        self.env["overcommit"] = " ".join(sorted({e.get("overcommit", "?") for e in envs}, key=_num))
+
+
+def mutant_header(path):
+    """The "Key: value" lines of a mutant patch and the paragraph after them."""
+    head, text = {}, []
+    try:
+        lines = open(path).read().split("\n")
+    except OSError:
+        return head, ""
+    i = 0
+    while i < len(lines) and lines[i]:
+        k, sep, v = lines[i].partition(": ")
+        if sep:
+            head[k] = v
+        i += 1
+    for line in lines[i + 1:]:
+        if not line or line.startswith("diff --git"):
+            break
+        text.append(line)
+    return head, " ".join(text)
+
+
 def load_run(path):
     try:
-        if os.path.basename(os.path.dirname(path)) == "bench":
+        kind = os.path.basename(os.path.dirname(path))
+        if kind == "bench":
             return BenchRun(path)
+        if kind == "mutants":
+            return MutantRun(path)
         return TortureRun(path)
     except (OSError, KeyError, ValueError) as e:
         raise RunError("run %s is unreadable: %s" % (path, e))

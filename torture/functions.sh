@@ -59,7 +59,7 @@ mutant_outcome() {
 		det=$(sed -n 's/^detectors=//p' "$sum" 2>/dev/null)
 		chk=$(sed -n 's/^check=//p' "$sum" 2>/dev/null)
 		case $j in
-		PASS*) r=missed ;;
+		PASS*) [ "$expect" = survives ] && r=passed || r=missed ;;
 		FAIL*)
 			# A negative control that stayed silent: its expectation caught it.
 			[ "$det" = none ] && det=expect:$(cat "$2/$s/expect" 2>/dev/null)

@@ -103,14 +103,20 @@ patch_files() {
 		sort -u
 }
 
-# refresh_changed OLD_TREE: give each file that differs between OLD_TREE (the
-# tree this output directory was built from) and this tree a file of its own
-# with the current time, so that make recompiles what depends on it.  The
-# other files are hard links to the pristine tree and are never written.
-refresh_changed() {
+# sync_mtimes OLD_TREE: make the file times of this tree tell make what
+# changed since OLD_TREE (the tree this output directory was built from).
+# A file that differs gets a file of its own with the current time, so that
+# make recompiles what depends on it; a patched file with the same content
+# as in OLD_TREE gets OLD_TREE's time, so that it is not taken as new just
+# because its tree was made later.  Files shared with the pristine tree (hard
+# links) are never written.
+sync_mtimes() {
 	{ patch_files "$1"; patch_files "$tree"; } | sort -u | while read -r f; do
 		[ -e "$tree/$f" ] || continue
-		cmp -s "$1/$f" "$tree/$f" 2>/dev/null && continue
+		if cmp -s "$1/$f" "$tree/$f" 2>/dev/null; then
+			[ "$(stat -c %h "$tree/$f")" = 1 ] && touch -r "$1/$f" "$tree/$f"
+			continue
+		fi
 		cp "$tree/$f" "$tree/$f.lab-refresh" && mv "$tree/$f.lab-refresh" "$tree/$f" ||
 			die "could not refresh $tree/$f"
 	done
@@ -139,16 +145,21 @@ fi
 last=$(cat "$out/.lab-tree" 2>/dev/null)
 if [ -n "$fixed" ] && [ -n "$last" ] && [ "$last" != "$tree" ]; then
 	if [ -r "$last/.lab-stamp" ]; then
-		refresh_changed "$last"
+		sync_mtimes "$last"
 	else
 		# The old tree is gone: everything a patch touches counts as changed.
 		rm -f "$out/.lab-config-stamp"
-		refresh_changed /nonexistent
+		sync_mtimes /nonexistent
 	fi
 fi
 echo "$tree" >"$out/.lab-tree"
 
-cfgstamp=$(cat "$tree/.lab-stamp" $frags | sha256sum | cut -c1-16)
+# The configuration depends on the fragments and on the Kconfig files: a
+# tree whose patches change no Kconfig file (a mutant of six.c) keeps the
+# .config of the last one, without the half minute of configuring.
+kconfig_files=$(patch_files "$tree" | grep -E '(^|/)Kconfig[^/]*$')
+cfgstamp=$({ cat "$tree/.lab-debian-version" $frags; for f in $kconfig_files; do cat "$tree/$f"; done; } |
+	sha256sum | cut -c1-16)
 if [ "$(cat "$out/.lab-config-stamp" 2>/dev/null)" != "$cfgstamp" ] || [ ! -r "$out/.config" ]; then
 	progress build "$name: configuring (tinyconfig + $(echo $FRAGMENTS | sed "s/ / + /g"))"
 	rm -f "$out/.lab-config-stamp"
