@@ -22,7 +22,7 @@ import numpy as np
 
 import plots
 import stats
-from runs import (INODE_HASH_FUNCS, SIDES, RunError, all_runs, find_runs)
+from runs import (INODE_HASH_FUNCS, SIDES, RunError, all_runs, find_runs, guest_facts)
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE_LOCKS = ("rwsem_lock", "mutex_lock", "percpu_rwsem_lock", "spin_lock")
@@ -158,6 +158,8 @@ def bench_section(run, plot_dir):
             (p.get("vcpus"), p.get("threads", "").strip(), run.work(), p.get("repeats"),
              ", ".join(run.arms), p.get("order", "")), "",
             "Environment: %s; run started %s." % (env_line(run), run.env.get("date", "?")), ""]
+    out += overcommit_lines(run)
+    out += guest_lines(run)
     verdicts = []
     for title, base, new in bench_pairs(run):
         out += ["### %s" % title, "",
@@ -413,6 +415,45 @@ def summary_lines(bench_verdicts, torture_verdicts, r2r, mutant_runs=()):
                 out.append("  - %d vCPUs, `%s` vs `%s` %s/s: %s, %s." %
                            (vcpus, new, base, side, fmt_change(c.ratio), c.verdict()))
     return out + [""]
+
+
+def overcommit_lines(run):
+    """What a point can show when the guest has more vCPUs, or the point
+    more threads, than the host has CPUs."""
+    host = int(run.env.get("host_cpus", "0") or 0)
+    vcpus = int(run.params.get("vcpus", "0") or 0)
+    over = [t for t in run.threads if t > host]
+    if not host or (vcpus <= host and not over):
+        return ["Within the host's %d CPUs: these points are the lab's timing reference." % host, ""]
+    what = []
+    if vcpus > host:
+        what.append("the guest's %d vCPUs exceed the host's %d CPUs (%.0fx overcommit), so every point "
+                    "runs on time-sliced vCPUs" % (vcpus, host, vcpus / host))
+    if over:
+        what.append("the points at %s threads have more threads than host CPUs" %
+                    ", ".join(str(t) for t in over))
+    return ["Overcommitted: %s. Such points show that the code paths run and count operations; "
+            "they cannot show a speed-up, and lock hold times and contention are distorted "
+            "(a vCPU holding a lock can be descheduled by the host)." % "; ".join(what), ""]
+
+
+def guest_lines(run):
+    """The guest's fidelity per kernel, as read from the run's own boots."""
+    def show(v, fmt="%s"):
+        return "not recorded" if v is None else (fmt % v if not isinstance(v, str) else v)
+    rows = []
+    for k in run.params.get("kernels", "").split():
+        f = guest_facts(run, k)
+        rows.append(["`%s`" % k, show(f["clocksource"]), show(f["crng_s"], "%.2f s"),
+                     show(f["hypervisor"]), show(f["idle_ticks"]), show(f["get_random"], "%.2f%%"),
+                     show(f["read_hpet"], "%.2f%%"), show(f["spin_events"], "%d")])
+    return (["### The guest", "",
+             "Read in the guest: clocksource and CRNG seeding from the first boot's console, the "
+             "hypervisor CPUID bit and idle timer interrupts per vCPU and second from what `/init` "
+             "and the payload recorded, sample shares and contended spinlock acquisitions "
+             "(`lock:contention_begin`, queued path only) from the profile boot.", ""] +
+            table(["kernel", "clocksource", "crng init done", "hypervisor bit", "idle ticks/s/vCPU",
+                   "_get_random_bytes", "read_hpet", "spinlock contentions"], rows) + [""])
 
 
 def mutants_section(run):

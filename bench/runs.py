@@ -208,6 +208,41 @@ def load_run(path):
         raise RunError("run %s is unreadable: %s" % (path, e))
 
 
+# ---------------------------------------------------------------- the guest
+
+def guest_facts(run, kernel):
+    """How a kernel's guest behaved in a bench run, read from its first
+    boot (console, guest-env.txt written by /init, idle ticks) and its
+    profile boot: what decides whether the guest is like hardware for this
+    benchmark.  Values an older run did not record are None."""
+    boot = os.path.join(run.path, "boots", kernel + "-r1")
+    console = read_lines(os.path.join(boot, "console.log"))
+    env = read_kv(os.path.join(boot, "guest", "guest-env.txt"))
+    facts = {"clocksource": None, "crng_s": None, "hypervisor": env.get("hypervisor_bit"),
+             "idle_ticks": read_text(os.path.join(boot, "guest", "idle-ticks-per-cpu-s.txt")) or None,
+             "get_random": None, "read_hpet": None, "spin_events": None}
+    for line in console:
+        m = re.search(r"clocksource: Switched to clocksource (\S+)", line)
+        if m:
+            facts["clocksource"] = m.group(1)
+        m = re.match(r"\[ *([0-9.]+)\] random: crng init done", line)
+        if m and facts["crng_s"] is None:
+            facts["crng_s"] = float(m.group(1))
+    if console and facts["crng_s"] is None:
+        facts["crng_s"] = "never"
+    guest = os.path.join(run.path, "profiles", kernel, "guest")
+    report = read_lines(os.path.join(guest, "perf-report.txt"))
+    if report:
+        for sym, key in (("_get_random_bytes", "get_random"), ("read_hpet", "read_hpet")):
+            facts[key] = sum(float(m.group(1)) for m in
+                             (re.match(r"\s+([0-9.]+)%\s+\[[kK.]\]\s+" + re.escape(sym) + r"\s", ln)
+                              for ln in report) if m)
+    if os.path.exists(os.path.join(guest, "perf-lock-contention.txt")):
+        facts["spin_events"] = sum(c["contended"] for c in Profile(guest, kernel).contention
+                                   if c["type"].startswith("spinlock"))
+    return facts
+
+
 # ---------------------------------------------------------------- profiles
 
 def seconds(text):

@@ -18,6 +18,9 @@ bench/fake-f (2 vCPUs): an A/A arm 30% above its base: the A/A comparison
   flags every point, and the calibration must call the run untrustworthy.
 torture/fake-t: 3 boots each of six_lock, six_lock_pcpu (1.3x reads) and
   rwsem_lock at 4 vCPUs, plus a negative control.
+mutants/fake-m: a mutant caught by a lock stall, a may-miss mutant missed
+  (with its reason), a control that passed: 1 of 2 caught.
+mutants/fake-n: the same with both mutants caught.
 """
 import os
 import sys
@@ -120,6 +123,28 @@ def torture(results, name):
           "judgement=PASS: FAILURE detected as expected\nwrites_per_s=99999\nreads_per_s=1\n")
 
 
+def mutants(results, name, barrier_caught):
+    """A mutant gate run: outcomes, score and the patches' headers."""
+    d = os.path.join(results, "mutants", name)
+    ms = [("wakeup-x", "caught", "Mutant: read unlock that never wakes the writer", "stall,hung_task", True),
+          ("barrier-x", "may-miss", "Mutant: no barrier", "check", barrier_caught),
+          ("ctl-x", "survives", "Mutant: control", None, False)]
+    for m, expect, head, det, caught in ms:
+        result = det if caught else ("passed" if expect == "survives" else "missed")
+        outcome = "caught" if caught else ("survived" if expect == "survives" else "missed")
+        write(os.path.join(d, m + ".outcome"),
+              "mutant=%s\nexpect=%s\nscenario_SIX-4=%s\noutcome=%s\ndetectors=%s\n" %
+              (m, expect, result, outcome, det if caught else "none"))
+        write(os.path.join(d, m, "provenance", "extra.patch"),
+              "%s\nScenarios: SIX-4\nExpect: %s\n\nThe reason %s can be missed.\n\ndiff --git a/x b/x\n"
+              % (head, expect, m))
+        write(os.path.join(d, m, "SIX-4", "env"), "date=2026-01-01T00:00:00Z\naccel=tcg\nhost_cpus=2\n"
+              "vcpus=4\novercommit=2.00\n")
+    n = 2 if barrier_caught else 1
+    write(os.path.join(d, "score"), "mutants=2\ncaught=%d\nscore_pct=%.1f\nmissed=%s\nerrors=\n"
+          "controls=1\ncontrols_passed=1\ngate=PASS\n" % (n, 50.0 * n, "" if barrier_caught else "barrier-x"))
+
+
 def main():
     results = sys.argv[1]
     a = bench(results, "fake-a", 2, {"bench-global": (1.0, NOISE), "bench-hashbl": (1.5, SHUFFLE),
@@ -133,6 +158,8 @@ def main():
     bench(results, "fake-e", 2, {"bench-global": (1.0, EAGER_A), "bench-global-aa": (1.0, EAGER_AA)})
     bench(results, "fake-f", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.3, SHUFFLE)})
     torture(results, "fake-t")
+    mutants(results, "fake-m", False)
+    mutants(results, "fake-n", True)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,17 @@ expect_grep '^\| 4 \| writes \| `six_lock` \| `six_lock_pcpu` \|.*no significant
 grep -q 'six_busted' "$rep" && ! grep -q '^| [0-9] | [a-z]* | `six_busted`' "$rep" &&
 	pass "report: negative controls are judged but not compared for speed" ||
 	fail "report: six_busted missing from the judgements or compared for speed"
+expect_grep '^- `fake-m` mutant gate: 1 of 2 mutants caught \(50\.0%\), missed: barrier-x; gate PASS\.' "$rep" \
+	"report: the mutation score and what was missed are stated"
+expect_grep '^- `fake-n` mutant gate: 2 of 2 mutants caught \(100\.0%\), missed: none' "$rep" \
+	"report: the score sentence flips when every mutant is caught"
+expect_grep '^- `barrier-x` \(may-miss\): no barrier The reason barrier-x can be missed\.' "$rep" \
+	"report: a missed mutant is listed with its reason"
+expect_grep '^\| `wakeup-x` \| caught \| SIX-4 \| stall,hung_task \|' "$rep" "report: the kill matrix names the detectors"
+expect_grep '^Within the host.s 2 CPUs: these points are the lab.s timing reference\.' "$rep" \
+	"report: a run within the host's CPUs is the timing reference"
+expect_grep '^Overcommitted: the guest.s 4 vCPUs exceed the host.s 2 CPUs' "$rep" \
+	"report: the overcommit sentence flips for a run above the host's CPUs"
 ! grep -q 'fake-d' "$rep" && pass "report: an interrupted run (.partial) is left out" ||
 	fail "report: a .partial run was reported"
 for p in fake-a-rates fake-a-ratio fake-a-profile fake-a-contention fake-t-torture; do
@@ -81,11 +92,22 @@ expect_exit 2 "report refuses an unknown run" "$PY" "$R" -r "$o/results" -o "$o/
 printf 'arm,repeat\nbench-global,x\n' >"$o/results/bench/fake-c/results.csv"
 expect_exit 2 "report refuses an unreadable run" "$PY" "$R" -r "$o/results" -o "$o/out" fake-c
 expect_exit 2 "make report BASE= without NEW= says how to call it" make -s -C "$LAB_ROOT" report BASE=x
-[ ! -e "$o/out/.report.tmp" ] && pass "report: refused calls leave no half-made report behind" ||
-	fail "report: a refused call left $o/out/.report.tmp"
-ln -s /dev/null "$o/out/.report.tmp"  # where the report is made cannot be written
-expect_exit 1 "report: a failed write (a full disk, say) is an error" "$PY" "$R" -r "$o/results" -o "$o/out" fake-a
-rm -f "$o/out/.report.tmp"
+[ -z "$(ls -d "$o"/out/.report.* 2>/dev/null)" ] && pass "report: refused calls leave no half-made report behind" ||
+	fail "report: a refused call left $(ls -d "$o"/out/.report.*)"
+# A full file system: a 64 KiB tmpfs holds the last REPORT.md but not the
+# plots.  The report fails with a clear error and the last one stays whole.
+mkdir -p "$o/full"
+unshare -m --propagation private sh -c '
+	mount -t tmpfs -o size=64k tmpfs "$1" && cp "$2" "$1/REPORT.md" || exit 98
+	"$3" "$4" -r "$5" -o "$1" fake-a >"$1/../full.log" 2>&1
+	rc=$?
+	cmp -s "$2" "$1/REPORT.md" || rc=99
+	[ -z "$(ls -d "$1"/.report.* 2>/dev/null)" ] || rc=97
+	exit $rc' sh "$o/full" "$rep" "$PY" "$R" "$o/results"
+rc=$?
+[ "$rc" = 1 ] && grep -q 'report: error: .*No space left' "$o/full.log" &&
+	pass "report: a full file system is a clear error; the last REPORT.md stays whole, nothing half-made is left" ||
+	fail "report: on a full file system: exit $rc (97: temporary files left, 99: REPORT.md changed); see $o/full.log"
 cmp -s "$rep" "$o/last.md" && pass "report: refused calls and failed writes leave the last REPORT.md untouched" ||
 	fail "report: a refused call changed REPORT.md"
 
