@@ -145,7 +145,10 @@ run_create() {
 	trap run_interrupt INT TERM HUP
 }
 run_child() {
-	"$@" &
+	# A process group of its own (setsid in a background job keeps the
+	# pid), so that an interrupt stops the step and all it started: make
+	# and the compilers, or the boot runner and its QEMU.
+	setsid "$@" &
 	run_child_pid=$!
 	wait "$run_child_pid"
 	set -- $?
@@ -155,7 +158,7 @@ run_child() {
 run_interrupt() {
 	trap '' INT TERM HUP
 	if [ -n "$run_child_pid" ]; then
-		kill -TERM "$run_child_pid" 2>/dev/null
+		kill -TERM -- "-$run_child_pid" 2>/dev/null || kill -TERM "$run_child_pid" 2>/dev/null
 		wait "$run_child_pid" 2>/dev/null
 	fi
 	echo "interrupted by a signal at $(date -u +%Y-%m-%dT%H:%M:%SZ) after $(lab_elapsed)" >"$run_dir/interrupted"
