@@ -140,7 +140,7 @@ run_create() {
 		die "cannot write results under $1 (read-only or not a directory?); nothing was run"
 	[ ! -e "$1/$2" ] || die_usage "run $1/$2 exists already; choose another RUN="
 	mkdir "$1/$2.partial" 2>/dev/null ||
-		die "$1/$2.partial exists: a run of that name is going on or was interrupted; remove it or choose another RUN="
+		die_usage "$1/$2.partial exists: a run of that name is going on or was interrupted; remove it or choose another RUN="
 	run_dir=$1/$2.partial
 	trap run_interrupt INT TERM HUP
 }
