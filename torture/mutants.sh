@@ -11,7 +11,8 @@
 # A mutant's header says what it breaks (Mutant:), which scenarios must
 # catch it (Scenarios:), the detector meant to (Detects:), and Expect:
 # caught, may-miss (counted, but a miss does not fail the gate), or
-# survives (a control that must pass).  Each mutant is built incrementally
+# survives (a control that must pass); Duration: seconds of torture, when
+# the mutant needs more than -d to show.  Each mutant is built incrementally
 # from the torture build (its six.c object and the link), then run as
 # torture/run.sh -e MUTANT: DIR/RUN/MUTANT/ is a torture run of its own.
 # DIR/RUN/ gets matrix.txt (mutant x scenario: the detectors that fired, or
@@ -52,12 +53,16 @@ for m in $mutants; do
 	i=$((i + 1))
 	p=$mdir/$m.patch
 	scen=$(mutant_field "$p" Scenarios)
+	# A mutant may need longer than the default to show (Duration:).
+	d=$duration
+	md=$(mutant_field "$p" Duration)
+	[ -n "$md" ] && [ "$md" -gt "$d" ] && d=$md
 	left=$(awk -v i="$i" -v n="$n" -v s="$(( $(date +%s) - t_start ))" \
 		'BEGIN { if (i == 1) print "?"; else printf "%d", s / (i - 1) * (n - i + 1) / 60 }')
 	progress mutants "$m ($i of $n): $scen; about $left min left"
 	t0=$(date +%s)
 	run_child "$LAB_ROOT/torture/run.sh" -e "torture/mutants/$m.patch" -s "$scen" \
-		-d "$duration" -o "$rundir" -r "$m" >"$rundir/$m.log" 2>&1
+		-d "$d" -o "$rundir" -r "$m" >"$rundir/$m.log" 2>&1
 	rc=$?
 	[ "$rc" = 130 ] && run_interrupt
 	t1=$(date +%s)
