@@ -67,6 +67,10 @@ for m in $(grep -v '^#' "$M/FAST"); do
 	*) fail "mutant $m: $out; see $r/$m/" ;;
 	esac
 done
+# The hung-task detector's negative control: a waiter that lost its wakeup
+# sleeps uninterruptibly past lab.hung_task_secs.
+expect_grep '^detectors=.*hung_task' "$r/wakeup-lost-read-unlock.outcome" \
+	"negative control: a lost wakeup also fires the hung-task detector"
 [ "$rc" = 0 ] && expect_grep '^gate=PASS$' "$r/score" "the fast gate passes (exit 0)" ||
 	fail "the fast gate exited $rc; see $r/score"
 expect_grep '^mutant +expect +scenario +result' "$r/matrix.txt" "the gate prints its kill matrix"

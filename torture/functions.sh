@@ -52,7 +52,7 @@ mutant_outcome() {
 		echo "why=the torture run did not complete (exit $3); see $(basename "$2").log"
 		return
 	fi
-	caught= all=
+	caught=
 	for s in $(mutant_field "$1" Scenarios); do
 		sum=$2/$s/summary
 		j=$(sed -n 's/^judgement=//p' "$sum" 2>/dev/null)
