@@ -11,6 +11,7 @@ groups=${*:-report series kernel check-series runner kunit vcpus torture mutants
 out=$LAB_BUILD/tests
 mkdir -p "$out"
 : >"$out/all.txt"
+: >"$out/times.txt"
 for g in $groups; do
 	[ -r "$LAB_ROOT/tests/t-$g.sh" ] || die "no test group '$g' (no tests/t-$g.sh)"
 done
@@ -19,8 +20,10 @@ for g in $groups; do
 	n=$((n + 1))
 	script=$LAB_ROOT/tests/t-$g.sh
 	progress test "group $g ($n of $(echo $groups | wc -w)), $(grep -c '^ok - ' "$out/all.txt") passed and $(grep -c '^not ok - ' "$out/all.txt") failed so far"
+	t0=$(date +%s)
 	sh "$script" >"$out/group-$g.txt" 2>"$out/group-$g.stderr"
 	rc=$?
+	echo "$g $(($(date +%s) - t0))" >>"$out/times.txt"
 	cat "$out/group-$g.txt"
 	if ! grep -qE "^(not )?ok - " "$out/group-$g.txt"; then
 		echo "not ok - group $g ran no check (exit $rc); see $out/group-$g.stderr"
@@ -31,5 +34,7 @@ done
 passed=$(grep -c '^ok - ' "$out/all.txt")
 failed=$(grep -c '^not ok - ' "$out/all.txt")
 skipped=$(grep -c '^skip - ' "$out/all.txt")
+# Seconds per group, so a slow cold run says where its time went.
+echo "seconds per group: $(tr '\n' ' ' <"$out/times.txt")"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
