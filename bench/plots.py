@@ -155,9 +155,15 @@ def contention(name, profs, plot_dir, caption):
                   caption, "x")
 
 
+def hold_label(long_hold, sep=""):
+    """How a torture scenario held its locks: nothing for each type's own
+    delays (locktorture's default), else its long_hold."""
+    return "" if long_hold < 0 else "%slong_hold=%d" % (sep, long_hold)
+
+
 def torture_plot(name, rates, plot_dir, caption):
     """Acquisitions per second by lock type and side; None without rates."""
-    keys = sorted(rates, key=lambda k: (k[1], k[0]))
+    keys = sorted(rates, key=lambda k: (k[1], k[2], k[0]))
     if not keys:
         return None
     sides = ("writes", "reads", "intent")
@@ -170,7 +176,8 @@ def torture_plot(name, rates, plot_dir, caption):
         sd = [np.std(v, ddof=1) if len(v) > 1 else 0 for v in vals]
         ax.bar(x + (i - 1) * 0.27, mean, 0.27, yerr=sd, capsize=2, label=side, color=colours[side])
     ax.set_yscale("log")
-    ax.set_xticks(x, ["%s\n%d vCPUs" % k for k in keys], fontsize=7, rotation=30, ha="right")
+    ax.set_xticks(x, ["%s\n%d vCPUs%s" % (t, v, hold_label(h, ", ")) for t, v, h in keys],
+                  fontsize=7, rotation=30, ha="right")
     ax.set_ylabel("acquisitions per second (log scale)")
     return finish(fig, ax, plot_dir, "%s-torture.png" % name,
                   "locktorture acquisitions by lock and side: %s" % name, caption, "y")

@@ -101,14 +101,16 @@ class TortureRun:
         self.env["overcommit"] = " ".join(sorted({e.get("overcommit", "?") for e in envs if e}, key=_num))
 
     def rates(self):
-        """{(torture_type, vcpus): {side: [acquisitions/s per boot]}}, from
-        the scenarios that were meant to succeed and did."""
+        """{(torture_type, vcpus, long_hold): {side: [acquisitions/s per
+        boot]}}, from the scenarios that were meant to succeed and did.
+        long_hold is locktorture's hold policy: -1 (each type its own
+        delays, the default and every run before it was recorded) or N ms."""
         out = {}
         for s in self.scenarios:
             if (s.get("expect") != "SUCCESS" or not s.get("judgement", "").startswith("PASS")
                     or not s.get("vcpus", "").isdigit()):
                 continue
-            key = (s["torture_type"], int(s["vcpus"]))
+            key = (s["torture_type"], int(s["vcpus"]), int(s.get("long_hold", -1)))
             for side in SIDES:
                 v = float(s.get(side + "_per_s", 0) or 0)
                 if v > 0:

@@ -64,6 +64,9 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 {
 	echo "scenario=$(basename "$d")"
 	echo "torture_type=$(sed -n 's/.*locktorture\.torture_type=\([^ ]*\).*/\1/p' "$d/boot" 2>/dev/null)"
+	# The hold policy (locktorture's default -1: each type its own delays).
+	hold=$(sed -n 's/.*locktorture\.long_hold=\([-0-9]*\).*/\1/p' "$d/boot" 2>/dev/null)
+	echo "long_hold=${hold:--1}"
 	echo "vcpus=$(sed -n 's/^vcpus=//p' "$d/env" 2>/dev/null)"
 	echo "accel=$(sed -n 's/^accel=//p' "$d/env" 2>/dev/null)"
 	echo "expect=$expect"

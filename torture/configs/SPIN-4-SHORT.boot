@@ -1,0 +1,1 @@
+locktorture.torture_type=spin_lock locktorture.long_hold=0
