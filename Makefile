@@ -9,7 +9,7 @@ RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
 given = $(filter command line environment,$(origin $(1)))
 opt = $(if $(call given,$(1)),$(2) "$($(1))")
 
-.PHONY: help all setup kernel check-series kunit boot torture torture-recheck torture-mutants bench bench-recheck report test clean
+.PHONY: help all setup kernel check-series kunit boot torture torture-recheck torture-again torture-mutants bench bench-recheck report test clean
 
 help:
 	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
@@ -24,11 +24,13 @@ help:
 	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS=]'
 	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl'
 	@echo '                        [THREADS="1 2 4" REPEATS=5 FILES=4000 WORKLOADS="create shared walk"'
-	@echo '                         KERNELS="bench-global bench-hashbl"]'
+	@echo '                         KERNELS="bench-global bench-hashbl" METRIC=rate]'
+	@echo '                        METRIC=insns: guest instructions per operation (-icount), not time'
 	@echo '  make bench-recheck    results.csv and summary.txt again from the stored boots RUN=<run>'
 	@echo '  make report           REPORT.md and plots/ from every complete run in results/'
 	@echo '                        [RUN="run ..."] or run to run [BASE=<run> NEW=<run>]'
 	@echo '  make torture-recheck  re-judge a stored torture run without booting RUN=<run>'
+	@echo '  make torture-again    boot one stored scenario again and judge it RUN=<run> SCENARIO=<name>'
 	@echo '  make torture-mutants  the mutant gate: does the torture catch broken six locks?'
 	@echo '                        [MUTANTS="name ..."] [FAST=1] [DURATION=12]'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'
@@ -69,10 +71,13 @@ torture: setup
 	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c); \
 		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
 
+# METRIC=insns counts guest instructions per operation (-icount) instead of timing.
+metric_opt = $(if $(filter insns,$(METRIC)),-i)
 bench: setup
-	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= FILES= WORKLOADS= KERNELS=]'; exit 2; }
+	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= FILES= WORKLOADS= KERNELS= METRIC=rate|insns]'; exit 2; }
+	@case "$(or $(METRIC),rate)" in rate|insns) ;; *) echo "make bench: METRIC must be rate or insns, not '$(METRIC)'"; exit 2 ;; esac
 	bench/run.sh -c "$(VCPUS)" -r $(RUN) $(call opt,THREADS,-t) $(call opt,REPEATS,-n) \
-		$(call opt,FILES,-f) $(call opt,WORKLOADS,-w) $(call opt,KERNELS,-k) && $(REPORT_ALL)
+		$(call opt,FILES,-f) $(call opt,WORKLOADS,-w) $(call opt,KERNELS,-k) $(metric_opt) && $(REPORT_ALL)
 
 bench-recheck:
 	@test "$(origin RUN)" != file || { echo "usage: make bench-recheck RUN=<run in results/bench>"; exit 2; }
@@ -87,6 +92,10 @@ report:
 torture-mutants: setup
 	torture/mutants.sh -r $(RUN) $(call opt,MUTANTS,-m) $(call opt,DURATION,-d) $(if $(FAST),-F); \
 		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
+
+torture-again:
+	@test "$(origin RUN)" != file -a -n "$(SCENARIO)" || { echo "usage: make torture-again RUN=<run> SCENARIO=<scenario>"; exit 2; }
+	torture/again.sh $(RUN) $(SCENARIO)
 
 torture-recheck:
 	@test "$(origin RUN)" != file || { echo "usage: make torture-recheck RUN=<run in results/torture>"; exit 2; }

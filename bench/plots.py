@@ -80,7 +80,7 @@ def rates_vs_threads(run, plot_dir, caption):
             sd = [np.std(v, ddof=1) if len(v) > 1 else 0 for _t, v in pts]
             ax.errorbar([t for t, _v in pts], mean, yerr=sd, marker="o", capsize=3, label=arm,
                         color=COLOURS.get(arm), linestyle="--" if arm.endswith("-aa") else "-")
-        ax.set_ylabel("%ss per second" % phase)
+        ax.set_ylabel(("instructions per %s" if run.insns else "%ss per second") % phase)
     return per_phase(run, plot_dir, caption, "rates", "inode-create", draw)
 
 
@@ -100,7 +100,7 @@ def ratio_vs_threads(run, plot_dir, caption, pairs):
             ax.errorbar(t, r, yerr=[lo, hi], marker="o", capsize=3, label="%s / %s" % (new, base),
                         color="gray" if aa else PAIR_COLOURS[i % len(PAIR_COLOURS)], alpha=0.6 if aa else 1)
         ax.axhline(1, color="black", linewidth=0.8)
-        ax.set_ylabel("ratio of %ss per second" % phase)
+        ax.set_ylabel(("ratio of instructions per %s" if run.insns else "ratio of %ss per second") % phase)
     return per_phase(run, plot_dir, caption, "ratio", "ratio to base with 95% interval", draw)
 
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The inode-create benchmark: kernels compared in one run, interleaved (make bench).
 # usage: bench/run.sh -c VCPUS [-t "THREADS"] [-n REPEATS] [-f FILES]
-#                     [-w "WORKLOADS"] [-k "KERNELS"] [-P] [-r RUN] [-o DIR]
+#                     [-w "WORKLOADS"] [-k "KERNELS"] [-i] [-P] [-r RUN] [-o DIR]
 #   -c  vCPUs of every guest (required)
 #   -t  thread counts (default 1 2 4 ... up to VCPUS)
 #   -n  repeats of every point (default 5)
@@ -12,6 +12,11 @@
 #       per-thread tree)
 #   -k  kernel flavours (default "bench-global bench-hashbl"; add vanilla)
 #   -P  no profile boots (perf, lock contention, fs_mark)
+#   -i  count instructions instead of timing (make bench METRIC=insns):
+#       every boot runs under single-threaded TCG with -icount shift=0,
+#       where guest time is instructions executed, so a phase's guest
+#       seconds per operation are instructions per operation; no profile
+#       boots; threads default to 1 2
 # Every repeat boots each kernel once, in the same order (A B A' ...), and
 # sweeps every thread count in that boot; the first kernel is booted twice
 # per repeat (arm "<kernel>-aa"), an A/A comparison that calibrates the
@@ -21,8 +26,8 @@
 . "$(dirname "$0")/../vm/functions.sh"
 
 vcpus= threads= repeats=5 files=4000 workloads=create kernels="bench-global bench-hashbl"
-profile=1 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/bench
-while getopts c:t:n:f:w:k:Pr:o:h opt; do
+profile=1 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/bench icount= metric=rate
+while getopts c:t:n:f:w:k:iPr:o:h opt; do
 	case $opt in
 	c) vcpus=$OPTARG ;;
 	t) threads=$OPTARG ;;
@@ -31,6 +36,7 @@ while getopts c:t:n:f:w:k:Pr:o:h opt; do
 	w) workloads=$OPTARG ;;
 	k) kernels=$OPTARG ;;
 	P) profile=0 ;;
+	i) icount=-i profile=0 metric=insns ;;
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;
 	*) usage_from_header; exit 2 ;;
@@ -50,6 +56,10 @@ for w in $workloads; do
 	esac
 done
 [ "$nphases" -gt 0 ] || die_usage "WORKLOADS is empty (have: create shared walk)"
+if [ -z "$threads" ] && [ -n "$icount" ]; then
+	threads=1
+	[ "$vcpus" -ge 2 ] && threads="1 2"
+fi
 if [ -z "$threads" ]; then
 	t=1
 	while [ "$t" -lt "$vcpus" ]; do threads="$threads $t"; t=$((t * 2)); done
@@ -94,6 +104,7 @@ bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
 	echo "arms=$arms"
 	echo "mem_mib=$mem"
 	echo "order=interleaved: each repeat boots $arms in this order"
+	echo "metric=$metric"
 } >"$rundir/parameters"
 
 echo "arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max_thread_ops" >"$rundir/results.csv"
@@ -110,7 +121,7 @@ left() {  # estimated minutes left, from the boots done before this one
 ops=0
 for t in $threads; do ops=$((ops + t * files * nphases)); done
 boot() {  # boot KERNEL OUTDIR "THREADS..." EXTRA_ARGS
-	run_child "$LAB_ROOT/vm/run.sh" -k "$LAB_BUILD/out/$1/arch/x86/boot/bzImage" -o "$2" -c "$vcpus" \
+	run_child "$LAB_ROOT/vm/run.sh" $icount -k "$LAB_BUILD/out/$1/arch/x86/boot/bzImage" -o "$2" -c "$vcpus" \
 		-m "$mem" -t $((300 + 10 * vcpus + ops / 100)) \
 		-p "$LAB_ROOT/bench/payload" -a "$(bench_args "$3") $4" 2>"$2.log" ||
 		die "boot of $1 failed: $(cat "$2/verdict" 2>/dev/null); see $2/console.log"

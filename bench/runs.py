@@ -49,12 +49,20 @@ class BenchRun:
         self.params = read_kv(os.path.join(path, "parameters"))
         self.env = read_kv(os.path.join(path, "env"))
         self.arms = self.params.get("arms", "").split()
+        # metric=insns (make bench METRIC=insns): guest time is instructions
+        # (-icount shift=0: 1 ns each), so a sample is guest instructions per
+        # operation, and fewer is better; else operations per second.
+        self.insns = self.params.get("metric") == "insns"
+        self.unit = "instructions/op" if self.insns else "ops/s"
+        self.higher_is_better = not self.insns
         self.data = {}
         with open(os.path.join(path, "results.csv")) as f:
             rows = sorted(csv.DictReader(f), key=lambda r: int(r["repeat"]))
         for r in rows:
             key = (r["arm"], r["phase"], int(r["threads"]))
-            self.data.setdefault(key, []).append(float(r["ops_per_s"]))
+            v = (float(r["elapsed_s"]) * 1e9 / float(r["ops"]) if self.insns
+                 else float(r["ops_per_s"]))
+            self.data.setdefault(key, []).append(v)
         self.threads = sorted({t for (_a, _p, t) in self.data})
         self.phases = [ph for ph in ALL_PHASES if any(p == ph for (_a, p, _t) in self.data)]
         # The run's env is written when it ends: its start is its first boot's.

@@ -82,6 +82,10 @@ def profile(run_dir):
              --1.00%--iget_locked
 """)
     write(os.path.join(g, "kallsyms-inode_hash_lock.txt"), "0\n")
+    write(os.path.join(g, "perf-lock-contention.txt"),
+          " contended   total wait     max wait     avg wait         type   caller\n\n"
+          "       120      3.81 s     400.00 ms      31.75 ms     rwlock:W   kjournald2+0x2b0\n"
+          "        10     10.00 ms      2.00 ms       1.00 ms        mutex   __ext4_unlink+0x1bf\n")
     g = os.path.join(run_dir, "profiles", "bench-global", "guest")
     write(os.path.join(g, "perf-report-callchains.txt"), """# Samples: 12K of event 'cpu-clock'
     72.83%  [k] __sched_text_end

@@ -53,6 +53,18 @@ expect_grep '^\| 4 \| own \| writes \| `six_lock` \| `six_lock_pcpu` \|.*no sign
 grep -q 'six_busted' "$rep" && ! grep -q '^| [0-9] | [a-z_=0-9]* | [a-z]* | `six_busted`' "$rep" &&
 	pass "report: negative controls are judged but not compared for speed" ||
 	fail "report: six_busted missing from the judgements or compared for speed"
+# The most-waited-for lock is read from each profile, not assumed: ext4's
+# orphan list on bench-global, kjournald2's rwlock on bench-hashbl.
+expect_grep '`bench-hashbl` on `fake-a`: rwlock:W from `kjournald2\+0x2b0`, 3\.81 s.*In 1 of 2 boots it is taken from ext4' \
+	"$rep" "report: the most-waited-for lock of each profile boot is read from perf lock"
+rm -rf "$o/noorphan"
+cp -r "$o/results" "$o/noorphan"
+rm "$o/noorphan/bench/fake-a/profiles/bench-global/guest/perf-lock-contention.txt"
+mkdir -p "$o/noorphan-out"
+"$PY" "$R" -r "$o/noorphan" -o "$o/noorphan-out" fake-a >/dev/null 2>&1
+expect_grep "In none of the 1 boots is it ext4's orphan list lock" "$o/noorphan-out/REPORT.md" \
+	"report: without an orphan-list waiter the report does not claim one"
+
 # The hold-policy caveat is chosen by the data: fake-t has each type's own
 # delays (an rwsem 1000x slower), fake-u one policy for every type.
 sed -n '/^## Torture run `fake-t`/,/^## /p' "$rep" >"$o/fake-t.md"

@@ -24,6 +24,21 @@ expect_grep "^kernel_debian_source_version=$(debian_source_version)\$" "$o/pass/
 expect_grep '^qemu=QEMU emulator version' "$o/pass/env" "the boot records the QEMU version"
 expect_grep "qemu-system-x86_64.*-smp' '2'" "$o/pass/qemu-cmd" "the QEMU command is kept as a replayable file"
 
+# Replay: qemu-cmd boots again from anywhere after its directory moved (as
+# RUN.partial/ becomes RUN/); QEMU's own exit status for a guest exit 0 is 1.
+rm -rf "$o/pass-moved"
+cp -r "$o/pass" "$o/pass-moved"
+rm -f "$o/pass-moved/console.log"
+expect_exit 1 "qemu-cmd replays the boot after its directory was moved" \
+	sh -c 'cd / && exec timeout 180 sh "$1"' sh "$o/pass-moved/qemu-cmd"
+expect_grep '^LAB-VERDICT: exit 0' "$o/pass-moved/console.log" "the replayed boot wrote its own console log"
+
+# -i: instruction counting (single-threaded TCG, -icount), recorded as such.
+"$LAB_ROOT/vm/run.sh" -i -k "$kernel" -o "$o/icount" -c 1 -t 180 -p "$pl/pass" >"$o/icount.log" 2>&1
+expect_grep '^accel=tcg-icount$' "$o/icount/env" "an instruction-counting boot records accelerator tcg-icount"
+expect_grep "'-icount' 'shift=0,sleep=off'" "$o/icount/qemu-cmd" "an instruction-counting boot runs QEMU with -icount shift=0"
+expect_grep '^PASS$' "$o/icount/verdict" "an instruction-counting boot passes its payload"
+
 expect_exit 1 "negative control: a payload exiting 3 is FAIL" boot fail 180
 expect_grep '^FAIL: payload exit code 3$' "$o/fail/verdict" "the FAIL verdict carries the payload's exit code"
 

@@ -67,7 +67,7 @@ got=$(. "$T/functions.sh"; expand_scenarios "2*A B 3*C A" | paste -sd' ' -)
 	fail "a refused run left results"
 
 # A short run of every six scenario and both negative controls, SIX-2 twice.
-six=$(grep '^SIX' "$T/configs/CFLIST")
+six=$(grep '^SIX' "$T/configs/CFLIST" | grep -v -- '-SHORT$')  # *-SHORT: rate scenarios
 "$T/run.sh" -s "$six 1*SIX-2" -d 8 -o "$o" -r short >"$o/short.log" 2>&1
 if [ ! -d "$o/short" ]; then
 	fail "the short torture run did not complete; see $o/short.log"
@@ -92,4 +92,10 @@ else
 	else
 		fail "recheck differs from the run's own judging; see $o/recheck.diff"
 	fi
+	# again: a stored scenario boots again from its files and gets the same
+	# judgement (the negative control: it must fail again, as stored).
+	expect_exit 0 "torture/again.sh boots a stored scenario again and reproduces its judgement" \
+		"$T/again.sh" -o "$o/again-busted" "$o/short" SIX-BUSTED
+	expect_grep '^judgement=PASS: FAILURE detected' "$o/again-busted/summary" "the scenario booted again ended in FAILURE, as stored"
+	expect_exit 2 "torture/again.sh refuses a scenario the run does not have" "$T/again.sh" "$o/short" NO-SUCH
 fi

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Boot a kernel in QEMU, run a guest payload, and return the guest's verdict.
 # usage: vm/run.sh -k BZIMAGE -o OUTDIR [-c VCPUS] [-m MEM_MB] [-t TIMEOUT_S]
-#                  [-p PAYLOAD_DIR] [-M MODROOT] [-a "BOOT ARGS"] [-v] [-n]
+#                  [-p PAYLOAD_DIR] [-M MODROOT] [-a "BOOT ARGS"] [-i] [-v] [-n]
 #   -p  directory with a "run" script, run as the guest's /payload/run with
 #       the results share (OUTDIR/guest on the host) as working directory
 #   -M  modules_install tree to put in the initramfs
 #   -a  extra kernel command line
+#   -i  count instructions: single-threaded TCG with -icount shift=0,sleep=off,
+#       so guest time is instructions executed (1 ns each) and idle time
+#       is skipped; accelerator "tcg-icount"
 #   -v  stream the console to the terminal, each line prefixed "[guest] "
 #   -n  dry run: write and print the QEMU command, boot nothing
 # Environment: LAB_ACCEL=kvm|tcg skips the accelerator probe.
@@ -16,8 +19,8 @@
 # qemu-exit, qemu.stderr, env, kernel.config and guest/.
 . "$(dirname "$0")/functions.sh"
 
-kernel= out= vcpus=2 mem= timeout= payload= modroot= bootargs= verbose= dry=
-while getopts k:o:c:m:t:p:M:a:vnh opt; do
+kernel= out= vcpus=2 mem= timeout= payload= modroot= bootargs= verbose= dry= icount=
+while getopts k:o:c:m:t:p:M:a:ivnh opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	o) out=$OPTARG ;;
@@ -27,6 +30,7 @@ while getopts k:o:c:m:t:p:M:a:vnh opt; do
 	p) payload=$OPTARG ;;
 	M) modroot=$OPTARG ;;
 	a) bootargs=$OPTARG ;;
+	i) icount=1 ;;
 	v) verbose=1 ;;
 	n) dry=1 ;;
 	*) usage_from_header; exit 5 ;;
@@ -51,7 +55,11 @@ fi
 "$LAB_ROOT/vm/mkinitramfs.sh" "$payload" "$out/initramfs.cpio.gz" "$modroot" || exit 5
 
 hostcpus=$(nproc)
-accel=${LAB_ACCEL:-$("$LAB_ROOT/vm/accel.sh" "$kernel")} || exit 5
+if [ -n "$icount" ]; then
+	accel=tcg-icount   # instruction counting exists only in TCG
+else
+	accel=${LAB_ACCEL:-$("$LAB_ROOT/vm/accel.sh" "$kernel")} || exit 5
+fi
 # A guest that behaves like hardware where locks and timing care:
 # - no hypervisor CPUID bit: with it, virt_spin_lock() (PARAVIRT without PV
 #   spinlocks) makes every spinlock a test-and-set lock, where hardware runs
@@ -64,6 +72,7 @@ accel=${LAB_ACCEL:-$("$LAB_ROOT/vm/accel.sh" "$kernel")} || exit 5
 case $accel in
 kvm) accel_opts="-accel kvm -cpu host,-hypervisor" ;;
 tcg) accel_opts="-accel tcg,thread=multi -cpu max,-hypervisor" ;;
+tcg-icount) accel_opts="-accel tcg,thread=single -icount shift=0,sleep=off -cpu max,-hypervisor" ;;
 *) die "unknown accelerator '$accel'" ;;
 esac
 hwargs="tsc=reliable random.trust_cpu=on"
@@ -75,16 +84,19 @@ if [ "$vcpus" -gt "$hostcpus" ]; then
 		"vCPUs are time-sliced, so lock hold times, contention and throughput are distorted"
 fi
 
+# QEMU runs in OUTDIR and every path of its command is relative, so that
+# qemu-cmd still boots after RUN.partial/ is renamed to RUN/.
 set -- qemu-system-x86_64 -M pc $accel_opts -smp "$vcpus" -m "$mem" \
-	-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
+	-kernel "$(realpath -m --relative-to="$out" "$kernel")" -initrd initramfs.cpio.gz \
 	-append "console=ttyS0 panic=-1 oops=panic $hwargs ${bootargs}" \
-	-display none -no-reboot -monitor none -serial "file:$out/console.log" \
+	-display none -no-reboot -monitor none -serial file:console.log \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	-virtfs "local,path=$out/guest,mount_tag=labresults,security_model=none,multidevs=remap" \
+	-virtfs "local,path=guest,mount_tag=labresults,security_model=none,multidevs=remap" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 {
-	echo "# QEMU command of this boot; replay with: sh $out/qemu-cmd"
+	echo "# QEMU command of this boot; replay from anywhere with: sh qemu-cmd"
 	echo "# kernel=$kernel vcpus=$vcpus mem=${mem}M accel=$accel timeout=${timeout}s host_cpus=$hostcpus"
+	echo 'cd "$(dirname "$0")" || exit'
 	for a in "$@"; do printf "'%s' " "$a"; done
 	echo
 } | write_atomic "$out/qemu-cmd"
@@ -125,7 +137,7 @@ stop_guest() {
 	exit 130
 }
 trap stop_guest INT TERM HUP
-timeout --foreground -k 5 "$timeout" "$@" -pidfile "$out/qemu.pid" </dev/null >"$out/qemu.stderr" 2>&1 &
+(cd "$out" && exec timeout --foreground -k 5 "$timeout" "$@" -pidfile qemu.pid) </dev/null >"$out/qemu.stderr" 2>&1 &
 qpid=$!
 if [ -n "$verbose" ]; then
 	tail -n +1 -f --pid=$qpid "$out/console.log" | sed -u 's/^/[guest] /' &
