@@ -298,6 +298,9 @@ def hold_caveat(pairs):
         out.append("%d pairs compare a six lock with an incumbent lock under one hold policy "
                    "(long_hold=N for both: 2 us holds now and then, a long hold of N ms rarely), "
                    "so their ratios compare the locks." % len(same))
+    if any(p[3] in SIX_LOCKS and p[2] in BASELINE_LOCKS for p in pairs):
+        out.append("A six writer takes intent and then write, two lock operations per counted write, "
+                   "where the incumbents' writers take one.")
     if any(p[2] == "six_lock" for p in pairs):
         out.append("six_lock_pcpu vs six_lock always share a policy, so that ratio compares the "
                    "reader modes.")

@@ -16,7 +16,8 @@
 #       every boot runs under single-threaded TCG with -icount shift=0,
 #       where guest time is instructions executed, so a phase's guest
 #       seconds per operation are instructions per operation; no profile
-#       boots; threads default to 1 2
+#       boots; threads default to 1 2; user address spaces are not
+#       randomised (norandmaps), so a count repeats from boot to boot
 # Every repeat boots each kernel once, in the same order (A B A' ...), and
 # sweeps every thread count in that boot; the first kernel is booted twice
 # per repeat (arm "<kernel>-aa"), an A/A comparison that calibrates the
@@ -92,7 +93,7 @@ nthreads=$(echo $threads | wc -w)
 # Room for the RAM disk (1 GiB), the page cache and every vCPU.
 mem=$((2048 + 32 * vcpus))
 bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
-	echo "brd.rd_nr=1 brd.rd_size=1048576 lab.threads=$(echo $1 | tr ' ' ,) lab.files=$files lab.workloads=$(echo $workloads | tr ' ' ,)"
+	echo "brd.rd_nr=1 brd.rd_size=1048576 lab.threads=$(echo $1 | tr ' ' ,) lab.files=$files lab.workloads=$(echo $workloads | tr ' ' ,)${icount:+ norandmaps}"
 }
 {
 	echo "vcpus=$vcpus"

@@ -60,8 +60,8 @@ class BenchRun:
             rows = sorted(csv.DictReader(f), key=lambda r: int(r["repeat"]))
         for r in rows:
             key = (r["arm"], r["phase"], int(r["threads"]))
-            v = (float(r["elapsed_s"]) * 1e9 / float(r["ops"]) if self.insns
-                 else float(r["ops_per_s"]))
+            # (ops_per_s has the precision: elapsed_s is rounded to ms)
+            v = 1e9 / float(r["ops_per_s"]) if self.insns else float(r["ops_per_s"])
             self.data.setdefault(key, []).append(v)
         self.threads = sorted({t for (_a, _p, t) in self.data})
         self.phases = [ph for ph in ALL_PHASES if any(p == ph for (_a, p, _t) in self.data)]

@@ -75,7 +75,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 per = {}
 for r in rows:
-    per.setdefault(r["phase"], {})[r["arm"]] = float(r["elapsed_s"]) * 1e9 / float(r["ops"])
+    per.setdefault(r["phase"], {})[r["arm"]] = 1e9 / float(r["ops_per_s"])
 for ph, v in sorted(per.items()):
     a, b = v["bench-global"], v["bench-global-aa"]
     print("%s %.0f %.0f %.4f" % (ph, a, b, abs(a - b) / min(a, b)))
