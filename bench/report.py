@@ -70,16 +70,18 @@ def table(head, rows):
     return out + [""]
 
 
-def comparison_row(label, a, b, higher_is_better=True):
-    c = stats.Comparison(a, b)
+def comparison_row(label, a, b, higher_is_better=True, first_n=None):
+    c = stats.Comparison(a, b, first_n=first_n)
     ci = "[%s, %s]" % (fmt_change(c.lo), fmt_change(c.hi)) if c.testable else "-"
     v = c.verdict(higher_is_better)
     if v in ("better", "worse"):
         v = "**%s**" % v
-    return label + [fmt_side(a), fmt_side(b), fmt_change(c.ratio), ci, fmt_p(c.p), v], c
+    eq = ("yes" if stats.equivalent(a, b, first_n=first_n) else "no") if c.testable else "-"
+    return label + [fmt_side(a), fmt_side(b), fmt_change(c.ratio), ci, fmt_p(c.p), v, eq], c
 
 
-COMPARISON_HEAD = ["mean ± sd (base)", "mean ± sd (new)", "change", "95% CI of change", "p", "verdict"]
+COMPARISON_HEAD = ["mean ± sd (base)", "mean ± sd (new)", "change", "95% CI of change", "p", "verdict",
+                   "within ±%g%%" % (100 * stats.MARGIN)]
 
 
 def env_line(run):
@@ -121,7 +123,8 @@ def comparison_table(run, base, new, base_run=None):
             a, b = src.samples(base, phase, t), run.samples(new, phase, t)
             if not a or not b:
                 continue
-            row, c = comparison_row([phase, t], a, b, run.higher_is_better)
+            row, c = comparison_row([phase, t], a, b, run.higher_is_better,
+                                    None if base_run else run.first_n)
             rows.append(row)
             results.append((phase, t, c))
     return table(["phase", "threads"] + COMPARISON_HEAD, rows), results
@@ -159,6 +162,7 @@ def bench_section(run, plot_dir):
              ", ".join(run.arms), p.get("order", "")), "",
             "Environment: %s; run started %s." % (env_line(run), run.env.get("date", "?")), ""]
     out += insns_lines(run) if run.insns else overcommit_lines(run)
+    out += precision_lines(run)
     out += guest_lines(run)
     verdicts = []
     for title, base, new in bench_pairs(run):
@@ -468,6 +472,21 @@ def overcommit_lines(run):
             "(a vCPU holding a lock can be descheduled by the host)." % "; ".join(what), ""]
 
 
+def precision_lines(run):
+    """What PRECISION= asked for and whether the run got it."""
+    pr = run.precision
+    if not pr:
+        return []
+    got = ("reached: every interval below is at most ±%s%% wide" % pr["target_pct"] if pr["stop"] == "precision"
+           else "NOT reached: the budget of %s minutes allowed %s repeats; the intervals below are wider"
+           % (run.params.get("budget_min", "?"), pr["repeats"]))
+    return ["Precision: PRECISION=%s asked for every ratio's 95%% interval within ±%s%%. After a first "
+            "stage of %s repeats, Stein's two-stage rule (`bench/stats.py`, `stein_boots`) asked for "
+            "%s repeats; the run booted %s: %s. The intervals and verdicts use the first stage's "
+            "variance, which keeps the level exact (simulated A/A false-positive rate: `make test`)."
+            % (pr["target_pct"], pr["target_pct"], pr["first_stage"], pr["needed"], pr["repeats"], got), ""]
+
+
 def insns_lines(run):
     """What an instruction count is, and what it transfers (method text)."""
     cvs = [stats.describe(v)["cv"] for v in run.data.values() if len(v) > 1]
@@ -539,7 +558,11 @@ def method_lines():
             "(mmtests' compare-kernels layout). *change* is the ratio of geometric means minus one "
             "(x*N* when the ratio is beyond 10 or below 0.1); *95% CI* its interval from **Welch's "
             "t-test on ln(rate)**; *verdict* is better or worse only when p < 0.05, i.e. the "
-            "interval excludes no change; higher rates are better. Welch's, because the sides need "
+            "interval excludes no change; higher rates are better, and fewer instructions per "
+            "operation (METRIC=insns runs). *within ±2%* is an equivalence test (TOST: two "
+            "one-sided tests at 5%, i.e. the 90% interval lies within ±2%): \"yes\" rules out a "
+            "change larger than 2% either way, which \"no significant change\" alone does not. "
+            "Welch's, because the sides need "
             "not be equally noisy; on logarithms, because a change between kernels is a ratio and "
             "rates are skewed. Bench kernels are booted interleaved (A B A' per repeat) so slow drift "
             "of the host touches every arm alike; the A/A arm measures how often this procedure "

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The inode-create benchmark: kernels compared in one run, interleaved (make bench).
 # usage: bench/run.sh -c VCPUS [-t "THREADS"] [-n REPEATS] [-f FILES]
-#                     [-w "WORKLOADS"] [-k "KERNELS"] [-i] [-P] [-r RUN] [-o DIR]
+#                     [-w "WORKLOADS"] [-k "KERNELS"] [-i] [-W PCT [-B MIN]] [-P]
+#                     [-r RUN] [-o DIR]
 #   -c  vCPUs of every guest (required)
 #   -t  thread counts (default 1 2 4 ... up to VCPUS)
 #   -n  repeats of every point (default 5)
@@ -12,6 +13,11 @@
 #       per-thread tree)
 #   -k  kernel flavours (default "bench-global bench-hashbl"; add vanilla)
 #   -P  no profile boots (perf, lock contention, fs_mark)
+#   -W  precision (make bench PRECISION=3): after the first REPEATS
+#       repeats (at least 5), boot as many more as every ratio's 95%
+#       interval needs to be at most +-PCT% wide (Stein's two-stage rule,
+#       bench/precision.py), unless the budget runs out first
+#   -B  that budget in minutes of the whole run (default 120)
 #   -i  count instructions instead of timing (make bench METRIC=insns):
 #       every boot runs under single-threaded TCG with -icount shift=0,
 #       where guest time is instructions executed, so a phase's guest
@@ -27,8 +33,8 @@
 . "$(dirname "$0")/../vm/functions.sh"
 
 vcpus= threads= repeats=5 files=4000 workloads=create kernels="bench-global bench-hashbl"
-profile=1 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/bench icount= metric=rate
-while getopts c:t:n:f:w:k:iPr:o:h opt; do
+profile=1 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/bench icount= metric=rate precision= budget=120
+while getopts c:t:n:f:w:k:iW:B:Pr:o:h opt; do
 	case $opt in
 	c) vcpus=$OPTARG ;;
 	t) threads=$OPTARG ;;
@@ -37,6 +43,8 @@ while getopts c:t:n:f:w:k:iPr:o:h opt; do
 	w) workloads=$OPTARG ;;
 	k) kernels=$OPTARG ;;
 	P) profile=0 ;;
+	W) precision=$OPTARG ;;
+	B) budget=$OPTARG ;;
 	i) icount=-i profile=0 metric=insns ;;
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;
@@ -46,6 +54,12 @@ done
 [ -n "$vcpus" ] || die_usage "VCPUS is required: make bench VCPUS=N"
 "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
 is_uint "$repeats" && [ "$repeats" -ge 1 ] || die_usage "REPEATS must be a whole number from 1, not '$repeats'"
+if [ -n "$precision" ]; then
+	echo "$precision" | grep -Eq '^[0-9]+(\.[0-9]+)?$' && awk -v p="$precision" 'BEGIN { exit !(p > 0) }' ||
+		die_usage "PRECISION must be a percentage above 0, not '$precision'"
+	is_uint "$budget" && [ "$budget" -ge 1 ] || die_usage "MAXMIN must be a whole number of minutes from 1, not '$budget'"
+	[ "$repeats" -ge 5 ] || die_usage "PRECISION needs REPEATS of at least 5 (the first stage), not $repeats"
+fi
 [ "$repeats" -ge 5 ] || warn "REPEATS=$repeats: fewer than 5 repeats make wide confidence intervals"
 is_uint "$files" && [ "$files" -ge 1 ] || die_usage "FILES must be a whole number from 1, not '$files'"
 nphases=0
@@ -106,6 +120,7 @@ bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
 	echo "mem_mib=$mem"
 	echo "order=interleaved: each repeat boots $arms in this order"
 	echo "metric=$metric"
+	[ -z "$precision" ] || echo "precision_pct=$precision budget_min=$budget first_stage=$repeats" | tr ' ' '\n'
 } >"$rundir/parameters"
 
 echo "arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max_thread_ops" >"$rundir/results.csv"
@@ -128,6 +143,25 @@ boot() {  # boot KERNEL OUTDIR "THREADS..." EXTRA_ARGS
 		die "boot of $1 failed: $(cat "$2/verdict" 2>/dev/null); see $2/console.log"
 }
 
+# After the first stage, PRECISION= decides how many repeats there are.
+first_stage=$repeats
+stop=
+precision_stage() {
+	set -- $(/usr/bin/python3 "$LAB_ROOT/bench/precision.py" "$rundir" "$precision" "$first_stage") ||
+		die "could not compute the repeats PRECISION=$precision needs; see above"
+	need=$1
+	shift
+	repeats=$need
+	per=$(( ($(date +%s) - t_start) / first_stage ))
+	most=$(( (budget * 60 - ($(date +%s) - t_start)) / (per > 0 ? per : 1) + first_stage ))
+	if [ "$need" -gt "$most" ]; then
+		repeats=$most stop=budget
+	else
+		stop=precision
+	fi
+	progress bench "PRECISION=$precision%: $need repeats needed (most by $*); $repeats fit the ${budget}-minute budget"
+	nboots=$(( $(echo $arms | wc -w) * repeats + profile * $(echo $kernels | wc -w) ))
+}
 r=1
 while [ "$r" -le "$repeats" ]; do
 	for arm in $arms; do
@@ -142,8 +176,18 @@ while [ "$r" -le "$repeats" ]; do
 		[ "$(grep -c '^BENCH' "$d/guest/bench.txt")" = $((nphases * nthreads)) ] ||
 			die "boot $d reported $(grep -c '^BENCH' "$d/guest/bench.txt") results, expected $((nphases * nthreads))"
 	done
+	[ -z "$precision" ] || [ "$r" != "$first_stage" ] || precision_stage
 	r=$((r + 1))
 done
+if [ -n "$precision" ]; then
+	{
+		echo "target_pct=$precision"
+		echo "first_stage=$first_stage"
+		echo "needed=$need"
+		echo "repeats=$repeats"
+		echo "stop=$stop"
+	} >"$rundir/precision"
+fi
 
 if [ "$profile" = 1 ]; then
 	top=$(echo $threads | tr ' ' '\n' | tail -n 1)

@@ -55,6 +55,10 @@ class BenchRun:
         self.insns = self.params.get("metric") == "insns"
         self.unit = "instructions/op" if self.insns else "ops/s"
         self.higher_is_better = not self.insns
+        # PRECISION= runs: Stein's rule set the repeats after a first stage,
+        # whose spread the final intervals use (stats.stein_boots).
+        self.precision = read_kv(os.path.join(path, "precision"))
+        self.first_n = int(self.precision["first_stage"]) if self.precision else None
         self.data = {}
         with open(os.path.join(path, "results.csv")) as f:
             rows = sorted(csv.DictReader(f), key=lambda r: int(r["repeat"]))

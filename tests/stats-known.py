@@ -85,3 +85,30 @@ m = sum(lns) / 5
 sdl = math.sqrt(sum((x - m) ** 2 for x in lns) / 4)
 check("smallest significant change", stats.min_detectable_change(s, s),
       math.exp(2.3060 * sdl * math.sqrt(2 / 5)) - 1)
+
+# Equivalence (TOST, +-2%): 1% spread around equal means is within 2%; the
+# same samples shifted by 5% are not.
+eq_a = [100, 101, 99, 100.5, 99.5]
+check("TOST: equal means and 1% spread are equivalent within 2%", stats.equivalent(eq_a, list(eq_a)), True)
+check("TOST: a 5% shift is not equivalent within 2%", stats.equivalent(eq_a, [1.05 * x for x in eq_a]), False)
+check("TOST: one boot a side proves nothing", stats.equivalent([100], [100]), False)
+
+# Stein's rule: ln a = ln b = 0, .01, .02, .03, .04 (variance .00025 each,
+# sum .0005), t(0.975, 8) = 2.3060: boots = ceil(2.306^2 * .0005 / ln(1+x)^2),
+# 26.85 -> 27 for +-1%, and 3.04 -> the first stage's 5 for +-3%.
+st = [math.exp(v) for v in (0, .01, .02, .03, .04)]
+check("Stein: +-1% needs 27 boots a side", stats.stein_boots([(st, st)], 0.01, 5), 27)
+check("Stein: +-3% needs no more than the first stage", stats.stein_boots([(st, st)], 0.03, 5), 5)
+check("Stein: the final interval uses the first stage's variance (df 8)",
+      stats.Comparison(st + [1.02] * 22, st + [1.02] * 22, first_n=5).df, 8.0)
+
+# The stopping rule keeps the A/A false-positive rate at its 5% level
+# (log-normal noise, CV 5%: Stein's rule extends runs to about 30 boots).
+# A simulated rate has its own sampling error: 5% plus 2.5 of its sd is the
+# bound (a rule at 6-7%, as looking after every boot gives, fails it).
+TRIALS = 6000
+fp, boots = stats.simulated_false_positive_rate(0.05, 0.03, 60, trials=TRIALS)
+bound = 0.05 + 2.5 * math.sqrt(0.05 * 0.95 / TRIALS)
+check("PRECISION rule: simulated A/A false-positive rate at CV 5%% is %.3f, within 5%% + sampling error (%.3f)"
+      % (fp, bound), fp <= bound, True)
+check("PRECISION rule: it did extend the runs (%.1f boots a side)" % boots, boots > 10, True)
