@@ -477,9 +477,13 @@ def precision_lines(run):
     pr = run.precision
     if not pr:
         return []
-    got = ("reached: every interval below is at most ±%s%% wide" % pr["target_pct"] if pr["stop"] == "precision"
-           else "NOT reached: the budget of %s minutes allowed %s repeats; the intervals below are wider"
-           % (run.params.get("budget_min", "?"), pr["repeats"]))
+    got = ("reached" if pr["stop"] == "precision" else "NOT reached: the budget of %s minutes allowed %s "
+           "repeats" % (run.params.get("budget_min", "?"), pr["repeats"]))
+    widths = [stats.half_width(run.samples(b, ph, t), run.samples(n, ph, t), first_n=run.first_n)
+              for _title, b, n in bench_pairs(run) for ph in run.phases for t in run.threads
+              if run.samples(b, ph, t) and run.samples(n, ph, t)]
+    if widths:
+        got += "; the widest 95%% interval below is ±%.2f%%" % (100 * max(widths))
     return ["Precision: PRECISION=%s asked for every ratio's 95%% interval within ±%s%%. After a first "
             "stage of %s repeats, Stein's two-stage rule (`bench/stats.py`, `stein_boots`) asked for "
             "%s repeats; the run booted %s: %s. The intervals and verdicts use the first stage's "

@@ -167,10 +167,10 @@ def equivalent(a, b, margin=MARGIN, alpha=ALPHA, first_n=None):
     return bool(c.testable and c.lo >= 1 / (1 + margin) and c.hi <= 1 + margin)
 
 
-def half_width(a, b, alpha=ALPHA):
+def half_width(a, b, alpha=ALPHA, first_n=None):
     """Half-width of the ratio's (1 - alpha) interval, as a fraction: the
     larger of hi/ratio - 1 and 1 - lo/ratio; inf when untestable."""
-    c = Comparison(a, b, alpha)
+    c = Comparison(a, b, alpha, first_n=first_n)
     if not c.testable:
         return math.inf
     return max(c.hi / c.ratio - 1, 1 - c.lo / c.ratio)

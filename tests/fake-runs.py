@@ -18,6 +18,10 @@ bench/fake-f (2 vCPUs): an A/A arm 30% above its base: the A/A comparison
   flags every point, and the calibration must call the run untrustworthy.
 torture/fake-t: 3 boots each of six_lock, six_lock_pcpu (1.3x reads) and
   rwsem_lock at 4 vCPUs, plus a negative control.
+bench/fake-p, fake-q (2 vCPUs): fake-a's arms as PRECISION= runs that ran out
+  of budget (fake-p) and reached the target (fake-q); fake-q also counts
+  instructions (METRIC=insns): 1e9 / rate instructions per operation, with
+  the 0.03% noise of an instruction count.
 mutants/fake-m: a mutant caught by a lock stall, a may-miss mutant missed
   (with its reason), a control that passed: 1 of 2 caught.
 mutants/fake-n: the same with both mutants caught.
@@ -167,6 +171,15 @@ def main():
     bench(results, "fake-d.partial", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.0, SHUFFLE)})
     bench(results, "fake-e", 2, {"bench-global": (1.0, EAGER_A), "bench-global-aa": (1.0, EAGER_AA)})
     bench(results, "fake-f", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.3, SHUFFLE)})
+    tiny, tiny2 = [x / 100 for x in NOISE], [x / 100 for x in SHUFFLE]  # CV 0.03%, as -icount gives
+    for name, stop, metric, (n1, n2) in (("fake-p", "budget", "rate", (NOISE, SHUFFLE)),
+                                         ("fake-q", "precision", "insns", (tiny, tiny2))):
+        d = bench(results, name, 2, {"bench-global": (1.0, n1), "bench-hashbl": (1.5, n2),
+                                     "bench-global-aa": (1.0, n2)})
+        with open(os.path.join(d, "parameters"), "a") as f:
+            f.write("metric=%s\nprecision_pct=3\nbudget_min=10\nfirst_stage=5\n" % metric)
+        write(os.path.join(d, "precision"), "target_pct=3\nfirst_stage=5\nneeded=%d\nrepeats=5\nstop=%s\n"
+              % (12 if stop == "budget" else 5, stop))
     torture(results, "fake-t")
     torture(results, "fake-u", long_hold=0)
     mutants(results, "fake-m", False)

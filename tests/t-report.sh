@@ -65,6 +65,20 @@ mkdir -p "$o/noorphan-out"
 expect_grep "In none of the 1 boots is it ext4's orphan list lock" "$o/noorphan-out/REPORT.md" \
 	"report: without an orphan-list waiter the report does not claim one"
 
+# PRECISION=: the report says whether the target was reached, from the run.
+expect_grep '^Precision: PRECISION=3 .*asked for 12 repeats; the run booted 5: NOT reached: the budget of 10 minutes' \
+	"$rep" "report: a PRECISION run that ran out of budget says so"
+expect_grep '^Precision: PRECISION=3 .*asked for 5 repeats; the run booted 5: reached' "$rep" \
+	"report: a PRECISION run that reached its target says so"
+expect_grep '^\| create \| 1 \| 1000000 ± [0-9]+ \| 666667 ± [0-9]+ \| -33\.3% \|.*\| \*\*better\*\* \| no \|' "$rep" \
+	"report: METRIC=insns shows instructions per operation, and fewer is better"
+expect_grep '^\| lookup \| 2 \| .* \| no significant change \| yes \|' "$rep" \
+	"report: TOST calls an A/A pair equivalent within 2%"
+n=$("$PY" "$LAB_ROOT/bench/precision.py" "$o/results/bench/fake-a" 3 5 | head -n 1)
+[ "$n" -gt 5 ] && [ "$("$PY" "$LAB_ROOT/bench/precision.py" "$o/results/bench/fake-a" 50 5 | head -n 1)" = 5 ] &&
+	pass "precision.py: +-3% needs more than the first stage on 3% noise ($n repeats), +-50% does not" ||
+	fail "precision.py: gave '$n' repeats for +-3% on fake-a"
+
 # The hold-policy caveat is chosen by the data: fake-t has each type's own
 # delays (an rwsem 1000x slower), fake-u one policy for every type.
 sed -n '/^## Torture run `fake-t`/,/^## /p' "$rep" >"$o/fake-t.md"
