@@ -11,6 +11,8 @@ PHASES = ("create", "lookup", "unlink")
 # Every phase inode-create reports, in the order tables show them: the
 # create workload, the same in one shared directory, the cold tree walk.
 ALL_PHASES = PHASES + ("shared-create", "shared-lookup", "shared-unlink", "walk")
+WORKLOAD_PHASES = {"create": PHASES, "shared": ("shared-create", "shared-lookup", "shared-unlink"),
+                   "walk": ("walk",)}
 SIDES = ("writes", "reads", "intent")
 KINDS = ("bench", "torture", "mutants")  # results/<kind>/<run>/
 # The functions of 6.1's fs/inode.c that take inode_hash_lock.  They are
@@ -83,6 +85,34 @@ class BenchRun:
         if "files_per_thread" in p:
             return "%s files per thread" % p["files_per_thread"]
         return "%s s per phase" % p.get("duration_s")
+
+    def lock_stats(self):
+        """inode_hash_lock's lock statistics from each LOCK_STAT kernel's
+        first boot, per workload and thread count: [{kernel, workload,
+        threads, acquisitions, contentions, wait_s, ops, busy_s}], where ops
+        and busy_s (elapsed time x threads) are the workload's phases'."""
+        out = []
+        for arm in [a for a in self.arms if not a.endswith("-aa")]:
+            guest = os.path.join(self.path, "boots", arm + "-r1", "guest")
+            if not os.path.isdir(guest):
+                continue
+            with open(os.path.join(self.path, "results.csv")) as f:
+                rows = [r for r in csv.DictReader(f) if r["arm"] == arm and r["repeat"] == "1"]
+            for name in sorted(os.listdir(guest)):
+                m = re.match(r"lock_stat-inode_hash_lock-(\d+)-(\w+)\.txt$", name)
+                if not m:
+                    continue
+                t, w = int(m.group(1)), m.group(2)
+                f = next((line.split(":", 1)[1].split() for line in read_lines(os.path.join(guest, name))
+                          if line.strip().startswith("inode_hash_lock:")), None)
+                if not f or len(f) < 8:
+                    continue
+                mine = [r for r in rows if int(r["threads"]) == t and r["phase"] in WORKLOAD_PHASES[w]]
+                out.append({"kernel": arm, "workload": w, "threads": t, "contentions": int(f[1]),
+                            "wait_s": float(f[4]) * 1e-6, "acquisitions": int(f[7]),
+                            "ops": sum(int(r["ops"]) for r in mine),
+                            "busy_s": sum(float(r["elapsed_s"]) for r in mine) * t})
+        return out
 
     def samples(self, arm, phase, threads):
         return self.data.get((arm, phase, threads), [])

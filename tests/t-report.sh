@@ -65,6 +65,9 @@ mkdir -p "$o/noorphan-out"
 expect_grep "In none of the 1 boots is it ext4's orphan list lock" "$o/noorphan-out/REPORT.md" \
 	"report: without an orphan-list waiter the report does not claim one"
 
+expect_grep '^\| `bench-global` \| create \| 1 \| 15000 \| 2\.58 \| 0\.0007 \| 1\.00% \|' "$rep" \
+	"report: lock_stat's inode_hash_lock counts become acquisitions per operation and a wait share"
+
 # PRECISION=: the report says whether the target was reached, from the run.
 expect_grep '^Precision: PRECISION=3 .*asked for 12 repeats; the run booted 5: NOT reached: the budget of 10 minutes' \
 	"$rep" "report: a PRECISION run that ran out of budget says so"
