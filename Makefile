@@ -23,7 +23,7 @@ help:
 	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=2]'
 	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS=]'
 	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl'
-	@echo '                        [THREADS="1 2 4" REPEATS=5 FILES=4000 WORKLOADS="create shared walk"'
+	@echo '                        [THREADS="1 2 4" REPEATS=5 FILES=4000 WORKLOADS="create shared walk fsmark"'
 	@echo '                         KERNELS="bench-global bench-hashbl" METRIC=rate]'
 	@echo '                        METRIC=insns: guest instructions per operation (-icount), not time'
 	@echo '                        PRECISION=3 [MAXMIN=120]: more repeats until every ratio is known to +-3%'

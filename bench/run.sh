@@ -10,7 +10,8 @@
 #   -w  workloads of inode-create (default create): create (per-thread
 #       directories: create, lookup, unlink), shared (the same in one shared
 #       directory: phases shared-*), walk (a cold readdir+stat walk of a
-#       per-thread tree)
+#       per-thread tree), fsmark (fs_mark in Chinner's shape: a directory
+#       and FILES zero-length files per thread, phase fsmark)
 #   -k  kernel flavours (default "bench-global bench-hashbl"; add vanilla)
 #   -P  no profile boots (perf, lock contention, fs_mark)
 #   -W  precision (make bench PRECISION=3): after the first REPEATS
@@ -66,11 +67,11 @@ nphases=0
 for w in $workloads; do
 	case $w in
 	create | shared) nphases=$((nphases + 3)) ;;
-	walk) nphases=$((nphases + 1)) ;;
-	*) die_usage "WORKLOADS: no workload '$w' (have: create shared walk)" ;;
+	walk | fsmark) nphases=$((nphases + 1)) ;;
+	*) die_usage "WORKLOADS: no workload '$w' (have: create shared walk fsmark)" ;;
 	esac
 done
-[ "$nphases" -gt 0 ] || die_usage "WORKLOADS is empty (have: create shared walk)"
+[ "$nphases" -gt 0 ] || die_usage "WORKLOADS is empty (have: create shared walk fsmark)"
 if [ -z "$threads" ] && [ -n "$icount" ]; then
 	threads=1
 	[ "$vcpus" -ge 2 ] && threads="1 2"

@@ -10,9 +10,9 @@ import re
 PHASES = ("create", "lookup", "unlink")
 # Every phase inode-create reports, in the order tables show them: the
 # create workload, the same in one shared directory, the cold tree walk.
-ALL_PHASES = PHASES + ("shared-create", "shared-lookup", "shared-unlink", "walk")
+ALL_PHASES = PHASES + ("shared-create", "shared-lookup", "shared-unlink", "walk", "fsmark")
 WORKLOAD_PHASES = {"create": PHASES, "shared": ("shared-create", "shared-lookup", "shared-unlink"),
-                   "walk": ("walk",)}
+                   "walk": ("walk",), "fsmark": ("fsmark",)}
 SIDES = ("writes", "reads", "intent")
 KINDS = ("bench", "torture", "mutants")  # results/<kind>/<run>/
 # The functions of 6.1's fs/inode.c that take inode_hash_lock.  They are

@@ -24,7 +24,7 @@ expect_exit 2 "make bench without VCPUS says how to call it" make -s -C "$LAB_RO
 	fail "a refused bench run left results"
 
 # The whole pipeline, test-sized: 2 vCPUs, 1 and 3 threads (3 > VCPUS: warned).
-"$B" -c 2 -t "1 3" -n 1 -f 200 -w "create shared walk" -o "$o" -r smoke >"$o/smoke.log" 2>&1
+"$B" -c 2 -t "1 3" -n 1 -f 200 -w "create shared walk fsmark" -o "$o" -r smoke >"$o/smoke.log" 2>&1
 r=$o/smoke
 if [ -d "$r" ]; then
 	pass "a test-sized bench run completes with both kernels and the A/A arm"
@@ -34,7 +34,7 @@ fi
 expect_grep 'WARNING: THREADS=3 is above VCPUS=2' "$o/smoke.log" "THREADS above VCPUS is warned about"
 for arm in bench-global bench-hashbl bench-global-aa; do
 	for t in 1 3; do
-		for phase in create lookup unlink shared-create shared-lookup shared-unlink walk; do
+		for phase in create lookup unlink shared-create shared-lookup shared-unlink walk fsmark; do
 			expect_grep "^$arm,[a-z-]+,1,$t,$phase,[1-9][0-9]*,[0-9.]+,[0-9.]+," "$r/results.csv" \
 				"results.csv: $arm, $t threads, $phase parsed"
 		done
