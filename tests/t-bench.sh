@@ -143,3 +143,41 @@ else
 	expect_exit 2 "a second run of an existing name is refused, not clobbered" \
 		"$B" -c 2 -t 1 -n 1 -f 10 -P -o "$o" -r interrupted
 fi
+
+# SIGKILL of the runner: nothing can stop its guest then.  The next run in
+# the same results directory finds the run whose runner is gone, stops its
+# QEMU (by QEMU's own pid file) and marks it interrupted.
+setsid "$B" -c 2 -t 1 -n 1 -f 20000 -P -o "$o" -r killed >"$o/killed.log" 2>&1 &
+pid=$!
+pidfile=$o/killed.partial/boots/bench-global-r1/qemu.pid
+while kill -0 "$pid" 2>/dev/null && [ ! -s "$pidfile" ]; do
+	sleep 1
+done
+qpid=$(cat "$pidfile" 2>/dev/null)
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+if [ -z "$qpid" ] || ! kill -0 "$qpid" 2>/dev/null; then
+	fail "the runner to be killed never left a running guest; see $o/killed.log"
+else
+	expect_exit 2 "after a SIGKILL, the next run still refuses a bad argument" "$B" -c 2 -n 0 -o "$o" -r after
+	"$B" -c 2 -t 1 -n 1 -f 10 -P -o "$o" -r killed >"$o/after-kill.log" 2>&1
+	i=0
+	while kill -0 "$qpid" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.5; i=$((i + 1)); done
+	if kill -0 "$qpid" 2>/dev/null; then
+		fail "the guest of a SIGKILLed runner (pid $qpid) still runs after the next run started"
+		kill -KILL "$qpid"
+	else
+		pass "the next run stops the guest that a SIGKILLed runner left running"
+	fi
+	expect_grep 'was gone' "$o/killed.partial/interrupted" "the SIGKILLed run is marked interrupted by the next run"
+	expect_grep 'left running by a killed runner' "$o/after-kill.log" "the next run says it stopped a stale guest"
+fi
+
+# A read-only results directory: a clear error before anything is built or booted.
+mkdir -p "$o/ro"
+unshare -m --propagation private sh -c 'mount -t tmpfs -o ro tmpfs "$1" && exec "$2" -c 2 -o "$1" -r ro' \
+	sh "$o/ro" "$B" >"$o/ro.log" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q 'cannot write results under' "$o/ro.log" && ! grep -q 'build:\|boot:' "$o/ro.log" &&
+	pass "a read-only results directory is a clear error before anything builds or boots" ||
+	fail "a read-only results directory: exit $rc; see $o/ro.log"

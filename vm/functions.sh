@@ -138,11 +138,33 @@ run_dir= run_child_pid=
 run_create() {
 	mkdir -p "$1" 2>/dev/null && [ -w "$1" ] ||
 		die "cannot write results under $1 (read-only or not a directory?); nothing was run"
+	reap_stale_runs "$1"
 	[ ! -e "$1/$2" ] || die_usage "run $1/$2 exists already; choose another RUN="
 	mkdir "$1/$2.partial" 2>/dev/null ||
 		die_usage "$1/$2.partial exists: a run of that name is going on or was interrupted; remove it or choose another RUN="
 	run_dir=$1/$2.partial
+	echo $$ >"$run_dir/runner.pid"
 	trap run_interrupt INT TERM HUP
+}
+
+# reap_stale_runs DIR: a runner killed by SIGKILL could not stop its guest
+# or mark its run.  Every DIR/*.partial whose runner (runner.pid) is gone
+# has its still-running QEMUs stopped (by their own pid files) and is marked
+# interrupted.  Build locks need no cleaning: they are flock()s, released
+# when their holder dies.
+reap_stale_runs() {
+	for p in "$1"/*.partial; do
+		[ -d "$p" ] || continue
+		r=$(cat "$p/runner.pid" 2>/dev/null)
+		[ -n "$r" ] && kill -0 "$r" 2>/dev/null && continue
+		for q in $(find "$p" -name qemu.pid 2>/dev/null); do
+			g=$(cat "$q" 2>/dev/null)
+			[ -n "$g" ] && grep -q qemu-system "/proc/$g/cmdline" 2>/dev/null || continue
+			kill -TERM "$g" 2>/dev/null && warn "stopped guest $g of $p, left running by a killed runner"
+		done
+		[ -e "$p/interrupted" ] ||
+			echo "its runner (pid ${r:-unknown}) was gone when found at $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$p/interrupted"
+	done
 }
 run_child() {
 	# A process group of its own (setsid in a background job keeps the
