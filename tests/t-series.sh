@@ -108,3 +108,17 @@ else
 	fail "negative control: broken context not reported (exit $rc); see $TEST_OUT/series-broken.log"
 fi
 rm -rf "$scratch" "$scratch.ok"
+
+# A truncated source tarball: a clear error that names the file, and no
+# tree is taken from it (the partial unpack stays a .tmp, redone next time).
+t=$TEST_OUT/truncated
+rm -rf "$t"
+mkdir -p "$t/build"
+head -c 4000000 "$LAB_SRC_TARBALL" >"$t/linux-source-6.1.tar.xz"
+LAB_BUILD=$t/build LAB_SRC_TARBALL=$t/linux-source-6.1.tar.xz "$LAB_ROOT/vm/tree.sh" >"$t/out" 2>"$t/err"
+rc=$?
+[ "$rc" = 1 ] && grep -q "could not unpack $t/linux-source-6.1.tar.xz" "$t/err" &&
+	[ -z "$(ls -d "$t"/build/src/pristine-* 2>/dev/null | grep -v '\.tmp$')" ] && [ ! -s "$t/out" ] &&
+	pass "a truncated source tarball is a clear error naming the file; no tree is made from it" ||
+	fail "a truncated source tarball: exit $rc, see $t/err"
+rm -rf "$t"

@@ -66,6 +66,25 @@ got=$(. "$T/functions.sh"; expand_scenarios "2*A B 3*C A" | paste -sd' ' -)
 [ ! -e "$o/bad1" ] && [ ! -e "$o/bad1.partial" ] && pass "refused runs leave no results" ||
 	fail "a refused run left results"
 
+# Two make torture at once: two of one name (one runs, the other is refused
+# with exit 2 and clobbers nothing) and one of another name (it runs too:
+# the kernel build is shared under a lock).
+for n in 1 2; do
+	"$T/run.sh" -s SIX-2 -d 3 -o "$o" -r twin >"$o/twin$n.log" 2>&1 &
+	eval "twin$n=\$!"
+done
+"$T/run.sh" -s SIX-2 -d 3 -o "$o" -r other >"$o/other.log" 2>&1 &
+other=$!
+wait "$twin1"; r1=$?
+wait "$twin2"; r2=$?
+wait "$other"; r3=$?
+case "$r1 $r2" in
+"0 2" | "2 0") pass "two runs of one name at once: one runs, the other is refused (exit 2)" ;;
+*) fail "two runs of one name at once: exits $r1 and $r2, expected 0 and 2; see $o/twin1.log" ;;
+esac
+[ "$r3" = 0 ] && expect_grep '^PASS' "$o/twin/SIX-2/judgement" "the run that went ahead is whole, not clobbered by its twin" ||
+	fail "a concurrent run of another name failed (exit $r3); see $o/other.log"
+
 # A short run of every six scenario and both negative controls, SIX-2 twice.
 six=$(grep '^SIX' "$T/configs/CFLIST" | grep -v -- '-SHORT$')  # *-SHORT: rate scenarios
 "$T/run.sh" -s "$six 1*SIX-2" -d 8 -o "$o" -r short >"$o/short.log" 2>&1
