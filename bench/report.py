@@ -528,9 +528,9 @@ def insns_lines(run):
            "vCPUs executed per operation. Fewer is better. It transfers to hardware as the work the "
            "kernel does on the path (a patch that adds instructions per create adds them on any "
            "machine); it does not transfer as time: cache misses, sleeping waits and the cost of "
-           "each instruction are not in it. With 2 or more threads the vCPUs take turns in one host "
-           "thread, so contention is artificial: spinning counts at whatever rate the round-robin "
-           "makes it."]
+           "each instruction are not in it. The guest has one vCPU (`-icount` hangs SMP guests at "
+           "bring-up), so 2 or more threads take turns on it: contention is artificial, and a "
+           "thread preempted while holding a lock makes the others wait, not spin."]
     if cvs:
         out[0] += (" Across this run's points the CV of repeated boots is %.2f%% at the median and "
                    "%.2f%% at the worst." % (100 * float(np.median(cvs)), 100 * max(cvs)))

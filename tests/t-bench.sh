@@ -20,6 +20,7 @@ expect_exit 2 "make bench refuses REPEATS=0" "$B" -c 2 -n 0 -o "$o" -r bad
 expect_exit 2 "make bench refuses FILES=0" "$B" -c 2 -f 0 -o "$o" -r bad
 expect_exit 2 "make bench refuses an unknown workload" "$B" -c 2 -w "create nope" -o "$o" -r bad
 expect_exit 2 "make bench without VCPUS says how to call it" make -s -C "$LAB_ROOT" bench
+expect_exit 2 "METRIC=insns refuses more than one vCPU (-icount hangs SMP guests)" "$B" -i -c 2 -o "$o" -r bad
 [ ! -e "$o/bad" ] && [ ! -e "$o/bad.partial" ] && pass "refused bench runs leave no results" ||
 	fail "a refused bench run left results"
 

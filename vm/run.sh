@@ -56,6 +56,7 @@ fi
 
 hostcpus=$(nproc)
 if [ -n "$icount" ]; then
+	[ "$vcpus" = 1 ] || { warn "-i (icount) needs one vCPU: with more, QEMU's -icount hangs the guest at SMP bring-up"; exit 5; }
 	accel=tcg-icount   # instruction counting exists only in TCG
 else
 	accel=${LAB_ACCEL:-$("$LAB_ROOT/vm/accel.sh" "$kernel")} || exit 5
