@@ -23,13 +23,15 @@ expect_grep '^accel=(kvm|tcg)$' "$o/pass/env" "the boot records its accelerator"
 expect_grep "^kernel_debian_source_version=$(debian_source_version)\$" "$o/pass/env" "the boot records the kernel's source version"
 expect_grep '^qemu=QEMU emulator version' "$o/pass/env" "the boot records the QEMU version"
 expect_grep "qemu-system-x86_64.*-smp' '2'" "$o/pass/qemu-cmd" "the QEMU command is kept as a replayable file"
+expect_grep '^[0-9a-f]{64}  \./payload/run$' "$o/pass/initramfs.cpio.gz.manifest" \
+	"the initramfs keeps a manifest of what it was built from (payload, /init, programs)"
 
 # Replay: qemu-cmd boots again from anywhere after its directory moved (as
 # RUN.partial/ becomes RUN/); QEMU's own exit status for a guest exit 0 is 1.
 rm -rf "$o/pass-moved"
 cp -r "$o/pass" "$o/pass-moved"
-rm -f "$o/pass-moved/console.log"
-expect_exit 1 "qemu-cmd replays the boot after its directory was moved" \
+rm -f "$o/pass-moved/console.log" "$o/pass-moved/initramfs.cpio.gz"  # as in a fresh clone
+expect_exit 1 "qemu-cmd replays the boot after its directory was moved, making its initramfs again" \
 	sh -c 'cd / && exec timeout 180 sh "$1"' sh "$o/pass-moved/qemu-cmd"
 expect_grep '^LAB-VERDICT: exit 0' "$o/pass-moved/console.log" "the replayed boot wrote its own console log"
 

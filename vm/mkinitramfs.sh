@@ -1,6 +1,8 @@
 #!/bin/sh
 # Make a guest initramfs: busybox-static, the lab's static programs, /init and a payload.
 # usage: vm/mkinitramfs.sh PAYLOAD_DIR OUTPUT.cpio.gz [MODROOT]
+# Also writes OUTPUT.manifest: what the initramfs was built from (busybox's
+# package version, the compiler, and a sha256 of every file in it).
 #   PAYLOAD_DIR  a directory with an executable script "run"; copied to /payload
 #   MODROOT      a modules_install tree (lib/modules/...) to include
 . "$(dirname "$0")/functions.sh"
@@ -39,3 +41,12 @@ cp -r "$payload" "$stage/payload"
 [ -n "$modroot" ] && [ -d "$modroot/lib" ] && cp -r "$modroot/lib" "$stage/lib"
 (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$output.tmp" &&
 	mv "$output.tmp" "$output" || die "could not write $output"
+{
+	echo "# what $(basename "$output") was built from (vm/mkinitramfs.sh)"
+	echo "busybox=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null || echo unknown)"
+	echo "compiler=$(gcc --version | head -n 1)"
+	echo "lab_git_rev=$(git -C "$LAB_ROOT" rev-parse HEAD 2>/dev/null || echo none)"
+	(cd "$stage" && find . -type f ! -path ./bin/busybox ! -path './lib/*' | sort | xargs sha256sum)
+	[ -z "$modroot" ] || [ ! -d "$modroot/lib" ] ||
+		echo "modules=$(cd "$stage" && find lib -type f | sort | xargs cat | sha256sum | cut -c1-64)"
+} | write_atomic "$output.manifest"

@@ -98,6 +98,11 @@ set -- qemu-system-x86_64 -M pc $accel_opts -smp "$vcpus" -m "$mem" \
 	echo "# QEMU command of this boot; replay from anywhere with: sh qemu-cmd"
 	echo "# kernel=$kernel vcpus=$vcpus mem=${mem}M accel=$accel timeout=${timeout}s host_cpus=$hostcpus"
 	echo 'cd "$(dirname "$0")" || exit'
+	# results/ does not keep the initramfs (.gitignore): make it again.
+	printf "[ -r initramfs.cpio.gz ] || sh '%s' '%s' initramfs.cpio.gz '%s' || exit\n" \
+		"$(realpath -m --relative-to="$out" "$LAB_ROOT/vm/mkinitramfs.sh")" \
+		"$(realpath -m --relative-to="$out" "$payload")" \
+		"$([ -z "$modroot" ] || realpath -m --relative-to="$out" "$modroot")"
 	for a in "$@"; do printf "'%s' " "$a"; done
 	echo
 } | write_atomic "$out/qemu-cmd"
