@@ -36,9 +36,11 @@ def bench_plots(run, plot_dir, caption, pairs):
     """[(file, what it shows)] for one bench run; pairs: the (title, base,
     new) comparisons of its tables."""
     files = [(rates_vs_threads(run, plot_dir, caption), "operations per second vs threads, each arm, "
-              "mean ± sd over boots"),
-             (ratio_vs_threads(run, plot_dir, caption, pairs), "ratio to the base kernel vs threads with 95% "
-              "interval (Welch on ln), A/A in grey")]
+              "mean ± sd over boots")]
+    # A ratio needs an interval, so two boots a side (REPEATS=1 has none).
+    if any(len(v) > 1 for v in run.data.values()):
+        files.append((ratio_vs_threads(run, plot_dir, caption, pairs), "ratio to the base kernel vs "
+                      "threads with 95% interval (Welch on ln), A/A in grey"))
     profs = run.profiles()
     if profs:
         files.append((profile_shares(run.name, profs, plot_dir, caption),
