@@ -265,6 +265,14 @@ def profile_section(run):
         for c in sorted(pr.contention, key=lambda c: -c["wait_s"])[:4]:
             rows.append(["`%s`" % pr.kernel, c["type"], "`%s`" % c["caller"], c["contended"], "%.3g" % c["wait_s"]])
     out += table(["kernel", "lock type", "caller", "contended", "total wait (s)"], rows)
+    if any(pr.traced for pr in profs):
+        out += ["The same tracepoints recorded with trace-cmd (ftrace, `-T` for the caller; "
+                "`guest/trace.dat` in each profile boot), waits by lock and caller, most total wait "
+                "first (a static lock is named from kallsyms, others are addresses):", ""]
+        rows = [["`%s`" % pr.kernel, "`%s`" % c["lock"], "`%s`" % c["caller"], c["waits"],
+                 "%.3g" % c["wait_s"], "%.3g" % (1e3 * c["max_s"])]
+                for pr in profs for c in pr.traced[:5]]
+        out += table(["kernel", "lock", "caller", "waits", "total wait (s)", "longest (ms)"], rows)
     out += ["What this table cannot see: on 6.1 `lock:contention_begin` fires for a spinlock only "
             "on the queued path of `queued_spin_lock_slowpath`, not for the first waiter, which "
             "spins on the pending bit; bit spinlocks (`bit_spin_lock()`, hash-bl's hash chains) have "

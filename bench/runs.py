@@ -310,6 +310,13 @@ class Profile:
             f = line.split()
             if len(f) >= 5 and f[0].isdigit():
                 self.fs_mark = float(f[3])
+        # trace-cmd's lock:contention_* summary (trace-contention.txt)
+        self.traced = []
+        for line in read_lines(os.path.join(guest, "trace-contention.txt"))[1:]:
+            f = line.split()
+            if len(f) == 5:
+                self.traced.append({"waits": int(f[0]), "wait_s": float(f[1]), "max_s": float(f[2]),
+                                    "lock": f[3], "caller": f[4]})
         self.contention = []
         for line in read_lines(os.path.join(guest, "perf-lock-contention.txt")):
             m = re.match(r"\s*(\d+)\s+([0-9.]+ \w+)\s+([0-9.]+ \w+)\s+([0-9.]+ \w+)\s+(\S+)\s+(\S+)", line)

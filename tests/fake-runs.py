@@ -113,6 +113,9 @@ def profile(run_dir):
           "                         inode_hash_lock:             5             10           0.10"
           "           2.00       30000.00          10.00            300          15000           0.05"
           "           1.00         500.00           0.03\n")
+    write(os.path.join(g, "trace-contention.txt"), "waits total_wait_s max_wait_s lock caller\n"
+          "40 0.250000 0.020000 inode_hash_lock iget_locked\n"
+          "3 0.001000 0.000500 0xffff888003abcd00 ext4_orphan_add\n")
     write(os.path.join(g, "fs_mark.txt"), "FSUse%        Count         Size    Files/sec     App Overhead\n"
           "     0        32000            0        889.8          1234567\n")
     write(os.path.join(g, "perf-lock-contention.txt"),

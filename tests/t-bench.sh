@@ -51,6 +51,9 @@ for k in bench-global bench-hashbl; do
 	expect_grep '%.*\[k\]' "$g/perf-report.txt" "$k: perf record -g sampled the kernel"
 	expect_grep 'contended +total wait' "$g/perf-lock-contention.txt" "$k: lock contention summarised from the lock:contention_* tracepoints"
 	expect_grep '^ +[0-9]+ +[0-9]+ +0 +[0-9.]+ ' "$g/fs_mark.txt" "$k: fs_mark produced a result line"
+	[ -s "$g/trace.dat" ] && expect_grep '^waits total_wait_s max_wait_s lock caller$' "$g/trace-contention.txt" \
+		"$k: trace-cmd recorded the lock:contention_* tracepoints (trace.dat) and they were summarised" ||
+		fail "$k: no trace.dat from trace-cmd; see $g/trace-cmd-record.err"
 done
 expect_grep '^accel=(kvm|tcg)$' "$r/env" "the run records its accelerator"
 expect_grep '^vcpus=2$' "$r/env" "the run records its vCPUs"
