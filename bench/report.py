@@ -163,6 +163,9 @@ def bench_section(run, plot_dir):
             "Environment: %s; run started %s." % (env_line(run), run.env.get("date", "?")), ""]
     out += insns_lines(run) if run.insns else overcommit_lines(run)
     out += precision_lines(run)
+    if run.lockdep_kernels():
+        out += ["Lockdep kernels (%s): their rates are slowed by lockdep and are not the kernels' speed; "
+                "read this run for its lock statistics." % ", ".join("`%s`" % k for k in run.lockdep_kernels()), ""]
     out += guest_lines(run)
     verdicts = []
     for title, base, new in bench_pairs(run):
@@ -706,7 +709,7 @@ def context_lines(bench_verdicts):
             "IPIs to every vCPU) competes for the same host CPUs.", ""]
     rows = []
     for run, _verdicts, cal in bench_verdicts:
-        if run.insns:  # counts, not timing: no place in a table of rates and noise
+        if run.insns or run.lockdep_kernels():  # counts, or rates slowed by lockdep
             continue
         one = run.samples(run.arms[0], "create", run.threads[0]) if run.arms and run.threads else []
         cvs = [x for p in cal["points"] for x in p[2:4]] if cal and cal["m"] else []

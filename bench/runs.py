@@ -86,6 +86,12 @@ class BenchRun:
             return "%s files per thread" % p["files_per_thread"]
         return "%s s per phase" % p.get("duration_s")
 
+    def lockdep_kernels(self):
+        """The run's kernels built with lockdep (their .config in
+        provenance/): their rates are slowed by it and compare with nothing."""
+        return [k for k in self.params.get("kernels", "").split()
+                if "CONFIG_LOCKDEP=y" in read_lines(os.path.join(self.path, "provenance", k + ".config"))]
+
     def lock_stats(self):
         """inode_hash_lock's lock statistics from each LOCK_STAT kernel's
         first boot, per workload and thread count: [{kernel, workload,
