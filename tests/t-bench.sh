@@ -177,6 +177,19 @@ else
 	expect_grep 'left running by a killed runner' "$o/after-kill.log" "the next run says it stopped a stale guest"
 fi
 
+# A benchmark does not share the host: while a torture run holds the host
+# lock (shared), make bench is refused before anything runs.
+flock -s "$LAB_BUILD/host.lock" sleep 30 &
+holder=$!
+sleep 1
+"$B" -c 2 -t 1 -n 1 -f 10 -P -o "$o" -r shared >"$o/shared.log" 2>&1
+rc=$?
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+[ "$rc" = 1 ] && grep -q 'must have it to itself' "$o/shared.log" && [ ! -e "$o/shared.partial" ] &&
+	pass "make bench refuses to share the host with a torture run, before anything runs" ||
+	fail "make bench beside a torture run: exit $rc; see $o/shared.log"
+
 # A read-only results directory: a clear error before anything is built or booted.
 mkdir -p "$o/ro"
 unshare -m --propagation private sh -c 'mount -t tmpfs -o ro tmpfs "$1" && exec "$2" -c 2 -o "$1" -r ro' \

@@ -147,6 +147,21 @@ run_create() {
 	trap run_interrupt INT TERM HUP
 }
 
+# host_lock shared|exclusive: a benchmark must have the host to itself.
+# make bench holds build/host.lock exclusively, torture runs hold it shared:
+# torture runs may share the host with each other, never with a benchmark.
+# The lock is on descriptor 9, so it lasts as long as the run and the
+# guests it started.
+host_lock() {
+	mkdir -p "$LAB_BUILD"
+	exec 9>"$LAB_BUILD/host.lock"
+	if [ "$1" = exclusive ]; then
+		flock -n -x 9 || die "another lab run (torture, mutants or bench) is using this host, and a benchmark must have it to itself: wait for that run to end"
+	else
+		flock -n -s 9 || { progress lock "waiting for a benchmark to end: torture does not share the host with one"; flock -s 9; }
+	fi
+}
+
 # reap_stale_runs DIR: a runner killed by SIGKILL could not stop its guest
 # or mark its run.  Every DIR/*.partial whose runner (runner.pid) is gone
 # has its still-running QEMUs stopped (by their own pid files) and is marked
@@ -161,6 +176,9 @@ reap_stale_runs() {
 			g=$(cat "$q" 2>/dev/null)
 			[ -n "$g" ] && grep -q qemu-system "/proc/$g/cmdline" 2>/dev/null || continue
 			kill -TERM "$g" 2>/dev/null && warn "stopped guest $g of $p, left running by a killed runner"
+			i=0
+			while kill -0 "$g" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+			grep -q qemu-system "/proc/$g/cmdline" 2>/dev/null && kill -KILL "$g"
 		done
 		[ -e "$p/interrupted" ] ||
 			echo "its runner (pid ${r:-unknown}) was gone when found at $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$p/interrupted"
