@@ -92,6 +92,10 @@ for k in $kernels; do
 	[ -r "$LAB_ROOT/vm/flavours/$k.conf" ] ||
 		die_usage "no kernel flavour '$k' (have: $(ls "$LAB_ROOT/vm/flavours" | sed 's/\.conf$//' | paste -sd' ' -))"
 done
+# A benchmark has the host to itself.  (Stale guests of a killed run hold the
+# host lock too: reap them first.)
+reap_stale_runs "$dir"
+host_lock exclusive
 run_create "$dir" "$run"
 rundir=$run_dir
 mkdir -p "$rundir/boots" "$rundir/profiles"
