@@ -144,9 +144,9 @@ left() {  # estimated minutes left, from the boots done before this one
 # guest on 2 cores did 250 creates/s at worst).
 ops=0
 for t in $threads; do ops=$((ops + t * files * nphases)); done
-boot() {  # boot KERNEL OUTDIR "THREADS..." EXTRA_ARGS
+boot() {  # boot KERNEL OUTDIR "THREADS..." EXTRA_ARGS [OPERATIONS]
 	run_child "$LAB_ROOT/vm/run.sh" $icount -k "$LAB_BUILD/out/$1/arch/x86/boot/bzImage" -o "$2" -c "$vcpus" \
-		-m "$mem" -t $((300 + 10 * vcpus + ops / 100)) \
+		-m "$mem" -t $((300 + 10 * vcpus + ${5:-$ops} / 100)) \
 		-p "$LAB_ROOT/bench/payload" -a "$(bench_args "$3") $4" 2>"$2.log" ||
 		die "boot of $1 failed: $(cat "$2/verdict" 2>/dev/null); see $2/console.log"
 }
@@ -204,7 +204,9 @@ if [ "$profile" = 1 ]; then
 		progress bench "profile of $k at $top threads: perf stat, perf record, perf lock, fs_mark (boot $b of $nboots); about $(left) min left"
 		d=$rundir/profiles/$k
 		mkdir -p "$d"
-		boot "$k" "$d" "$top" "lab.profile=1"
+		# Four create workloads (perf stat, record, lock, trace-cmd) and
+		# fs_mark, each of FILES per thread: 13 phases at the top count.
+		boot "$k" "$d" "$top" "lab.profile=1" $((top * files * 13))
 	done
 fi
 
