@@ -179,7 +179,7 @@ fi
 
 # A benchmark does not share the host: while a torture run holds the host
 # lock (shared), make bench is refused before anything runs.
-flock -s "$LAB_BUILD/host.lock" sleep 30 &
+flock -s -o "$LAB_BUILD/host.lock" sleep 30 &  # -o: the lock dies with flock, not its sleep
 holder=$!
 sleep 1
 "$B" -c 2 -t 1 -n 1 -f 10 -P -o "$o" -r shared >"$o/shared.log" 2>&1
