@@ -12,7 +12,7 @@ expect_grep 'VCPUS must be a whole number' "$TEST_OUT/VCPUS_abc_is_refused_with_
 kernel=$LAB_BUILD/out/torture/arch/x86/boot/bzImage
 o=$TEST_OUT/vcpus32
 expect_exit 0 "a 32-vCPU guest boots and runs its payload" \
-	"$LAB_ROOT/vm/run.sh" -k "$kernel" -o "$o" -c 32 -t 600 -p "$LAB_ROOT/tests/payloads/pass"
+	"$LAB_ROOT/vm/run.sh" -k "$kernel" -o "$o" -c 32 -t 600 -p "$LAB_ROOT/tests/payloads/nproc"
 expect_grep '^32$' "$o/guest/nproc.txt" "the 32-vCPU guest sees 32 CPUs"
 if [ "$(nproc)" -lt 32 ]; then
 	expect_grep 'WARNING: 32 vCPUs on [0-9]+ host CPUs: overcommitted' \
