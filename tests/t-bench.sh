@@ -111,6 +111,15 @@ grep -q '^r[0-9]*-000$' "$g/toplevel.txt" 2>/dev/null && grep -q '^r[0-9]*-002$'
 	fail "guest: per-thread directories not at the top; see $g/toplevel.txt"
 expect_grep 'hashbl/global' "$r/summary.txt" "the summary has the hash-bl/global ratio"
 
+# first_guest RUNNER_PID RUN: QEMU's pid of the run's first boot, once it
+# runs (empty if the runner ended first): a state, not a time.
+first_guest() {
+	while kill -0 "$1" 2>/dev/null && [ ! -s "$o/$2.partial/boots/bench-global-r1/qemu.pid" ]; do
+		sleep 1
+	done
+	cat "$o/$2.partial/boots/bench-global-r1/qemu.pid" 2>/dev/null
+}
+
 # SIGINT during a boot: the runner stops its guest (checked by QEMU's own
 # pid), leaves RUN.partial marked interrupted, exits 130, and the report
 # refuses the run.  The signal is sent once the first guest runs, however
@@ -118,11 +127,7 @@ expect_grep 'hashbl/global' "$r/summary.txt" "the summary has the hash-bl/global
 # (env --default-signal: a background job starts with SIGINT ignored.)
 env --default-signal=INT "$B" -c 2 -t 1 -n 1 -f 20000 -P -o "$o" -r interrupted >"$o/interrupted.log" 2>&1 &
 pid=$!
-pidfile=$o/interrupted.partial/boots/bench-global-r1/qemu.pid
-while kill -0 "$pid" 2>/dev/null && [ ! -s "$pidfile" ]; do
-	sleep 1
-done
-qpid=$(cat "$pidfile" 2>/dev/null)
+qpid=$(first_guest "$pid" interrupted)
 kill -INT "$pid" 2>/dev/null
 wait "$pid"
 rc=$?
@@ -153,11 +158,7 @@ fi
 # QEMU (by QEMU's own pid file) and marks it interrupted.
 setsid "$B" -c 2 -t 1 -n 1 -f 20000 -P -o "$o" -r killed >"$o/killed.log" 2>&1 &
 pid=$!
-pidfile=$o/killed.partial/boots/bench-global-r1/qemu.pid
-while kill -0 "$pid" 2>/dev/null && [ ! -s "$pidfile" ]; do
-	sleep 1
-done
-qpid=$(cat "$pidfile" 2>/dev/null)
+qpid=$(first_guest "$pid" killed)
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 if [ -z "$qpid" ] || ! kill -0 "$qpid" 2>/dev/null; then
