@@ -21,7 +21,8 @@ help:
 	@echo '  make check-series     compile every file the series touches'
 	@echo '  make kunit            run the series KUnit suite in a guest [VCPUS=2]'
 	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=2]'
-	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS=]'
+	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS= CPUS=]'
+	@echo '                        CPUS=N: scenarios packed so that their vCPUs fit N host CPUs (default: all)'
 	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl'
 	@echo '                        [THREADS="1 2 4" REPEATS=5 FILES=4000 WORKLOADS="create shared walk fsmark"'
 	@echo '                         KERNELS="bench-global bench-hashbl" METRIC=rate]'
@@ -69,7 +70,7 @@ REPORT_ALL = /usr/bin/python3 bench/report.py
 
 # Not after refused input (2) or an interrupt (130): nothing new to report.
 torture: setup
-	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c); \
+	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c) $(call opt,CPUS,-j); \
 		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
 
 # METRIC=insns counts guest instructions per operation (-icount) instead of timing.

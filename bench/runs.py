@@ -147,16 +147,30 @@ class TortureRun:
         self.env["date"] = min((e["date"] for e in envs if e.get("date")), default="?")
         self.env["vcpus"] = " ".join(sorted({s.get("vcpus", "?") for s in self.scenarios}, key=_num))
         self.env["overcommit"] = " ".join(sorted({e.get("overcommit", "?") for e in envs if e}, key=_num))
+        # Scenarios packed onto the host together (make torture CPUS=):
+        # "BATCH INSTANCE VCPUS" lines; a run before packing has none.
+        batches = {}
+        try:
+            with open(os.path.join(path, "batches")) as f:
+                batches = dict((w[1], w[0]) for w in (line.split() for line in f) if len(w) == 3)
+        except OSError:
+            pass
+        size = {}
+        for b in batches.values():
+            size[b] = size.get(b, 0) + 1
+        self.packed = {inst for inst, b in batches.items() if size[b] > 1}
 
     def rates(self):
         """{(torture_type, vcpus, long_hold): {side: [acquisitions/s per
         boot]}}, from the scenarios that were meant to succeed and did.
         long_hold is locktorture's hold policy: -1 (each type its own
-        delays, the default and every run before it was recorded) or N ms."""
+        delays, the default and every run before it was recorded) or N ms.
+        A scenario that booted beside others (packed) shared the host's
+        CPUs with them: its rate depends on its neighbours, so it has none."""
         out = {}
         for s in self.scenarios:
             if (s.get("expect") != "SUCCESS" or not s.get("judgement", "").startswith("PASS")
-                    or not s.get("vcpus", "").isdigit()):
+                    or not s.get("vcpus", "").isdigit() or s.get("scenario") in self.packed):
                 continue
             key = (s["torture_type"], int(s["vcpus"]), int(s.get("long_hold", -1)))
             for side in SIDES:

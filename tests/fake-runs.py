@@ -123,9 +123,10 @@ def profile(run_dir):
           "      2943      1.15 m       1.90 s      23.43 ms        mutex   __ext4_unlink+0x1bf\n")
 
 
-def torture(results, name, long_hold=None):
+def torture(results, name, long_hold=None, packed=False):
     """Three boots per scenario; long_hold=N: every scenario under one hold
-    policy (recorded as the judge does), else each type its own delays."""
+    policy (recorded as the judge does), else each type its own delays;
+    packed: SIX-PCPU-4 boots beside SIX-4 (make torture CPUS=8)."""
     d = os.path.join(results, "torture", name)
     boots = [("SIX-4", "six_lock", 30000, 80000), ("SIX-PCPU-4", "six_lock_pcpu", 30000, 104000),
              ("RWSEM-4", "rwsem_lock", 19, 18) if long_hold is None else
@@ -139,7 +140,13 @@ def torture(results, name, long_hold=None):
                   "writes_per_s=%.0f\nreads_per_s=%.0f\nintent_per_s=0\n" %
                   (inst, kind, hold, w * (1 + NOISE[r]), rd * (1 + SHUFFLE[r])))
             write(os.path.join(d, inst, "env"), "accel=tcg\nhost_cpus=2\nvcpus=4\novercommit=2.00\n")
-    if long_hold is not None:
+    if packed:
+        write(os.path.join(d, "batches"), "".join(
+            "%d %s 4\n%d %s 4\n%d %s 4\n" % (2 * r + 1, s4, 2 * r + 1, p4, 2 * r + 2, rw)
+            for r, (s4, p4, rw) in enumerate([("SIX-4", "SIX-PCPU-4", "RWSEM-4")] +
+                                             [("SIX-4.%d" % i, "SIX-PCPU-4.%d" % i, "RWSEM-4.%d" % i)
+                                              for i in (2, 3)])))
+    if long_hold is not None or packed:
         return
     write(os.path.join(d, "SIX-BUSTED", "summary"),
           "scenario=SIX-BUSTED\ntorture_type=six_busted\nvcpus=2\nexpect=FAILURE\n"

@@ -53,6 +53,18 @@ expect_grep '^\| 4 \| own \| writes \| `six_lock` \| `six_lock_pcpu` \|.*no sign
 grep -q 'six_busted' "$rep" && ! grep -q '^| [0-9] | [a-z_=0-9]* | [a-z]* | `six_busted`' "$rep" &&
 	pass "report: negative controls are judged but not compared for speed" ||
 	fail "report: six_busted missing from the judgements or compared for speed"
+# Scenarios packed onto the host together (CPUS=) shared its CPUs: their
+# rates are never compared, the unpacked ones' still are.
+got=$(cd "$LAB_ROOT/tests" && "$PY" -c '
+import importlib.util, sys
+sys.path.insert(0, "../bench")
+import runs
+spec = importlib.util.spec_from_file_location("fake", "fake-runs.py")
+fake = importlib.util.module_from_spec(spec); spec.loader.exec_module(fake)
+fake.torture(sys.argv[1], "packed", packed=True)
+print(" ".join(sorted(k[0] for k in runs.TortureRun(sys.argv[1] + "/torture/packed").rates())))' "$o/packed")
+[ "$got" = "rwsem_lock" ] && pass "report: packed torture scenarios have no rate to compare, the unpacked ones have" ||
+	fail "report: rates of a packed run: '$got', expected only rwsem_lock"
 # The most-waited-for lock is read from each profile, not assumed: ext4's
 # orphan list on bench-global, kjournald2's rwlock on bench-hashbl.
 expect_grep '`bench-hashbl` on `fake-a`: rwlock:W from `kjournald2\+0x2b0`, 3\.81 s.*In 1 of 2 boots it is taken from ext4' \

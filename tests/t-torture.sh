@@ -66,14 +66,24 @@ got=$(. "$T/functions.sh"; expand_scenarios "2*A B 3*C A" | paste -sd' ' -)
 [ ! -e "$o/bad1" ] && [ ! -e "$o/bad1.partial" ] && pass "refused runs leave no results" ||
 	fail "a refused run left results"
 
+# Packing (kvm.sh --cpus), on made-up scenarios: a batch starts with the
+# first scenario not yet run and is filled, widest first, with what fits.
+got=$(printf 'A 4\nB 2\nC 8\nD 2\nE 1\n' | (. "$T/functions.sh"; pack_batches 4) | paste -sd';' -)
+[ "$got" = "1 A 4;2 B 2;2 D 2;3 C 8;4 E 1" ] && pass "scenarios are packed onto CPUS host CPUs, a wider one alone" ||
+	fail "pack_batches 4 gave '$got'"
+got=$(printf 'A 4\nB 2\nC 2\n' | (. "$T/functions.sh"; pack_batches 2) | cut -d' ' -f2 | paste -sd' ' -)
+[ "$got" = "A B C" ] && pass "with nothing to pack, scenarios keep their order" || fail "pack_batches 2 reordered: '$got'"
+expect_exit 2 "make torture refuses CPUS=0" "$T/run.sh" -j 0 -o "$o" -r bad5
+
 # Two make torture at once: two of one name (one runs, the other is refused
 # with exit 2 and clobbers nothing) and one of another name (it runs too:
-# the kernel build is shared under a lock).
+# the kernel build is shared under a lock), packed: its two scenarios of 2
+# vCPUs boot together on CPUS=4.
 for n in 1 2; do
 	"$T/run.sh" -s SIX-2 -d 3 -o "$o" -r twin >"$o/twin$n.log" 2>&1 &
 	eval "twin$n=\$!"
 done
-"$T/run.sh" -s SIX-2 -d 3 -o "$o" -r other >"$o/other.log" 2>&1 &
+"$T/run.sh" -s "SIX-2 SIX-NESTED-2" -j 4 -d 3 -o "$o" -r other >"$o/other.log" 2>&1 &
 other=$!
 wait "$twin1"; r1=$?
 wait "$twin2"; r2=$?
@@ -82,8 +92,19 @@ case "$r1 $r2" in
 "0 2" | "2 0") pass "two runs of one name at once: one runs, the other is refused (exit 2)" ;;
 *) fail "two runs of one name at once: exits $r1 and $r2, expected 0 and 2; see $o/twin1.log" ;;
 esac
-[ "$r3" = 0 ] && expect_grep '^PASS' "$o/twin/SIX-2/judgement" "the run that went ahead is whole, not clobbered by its twin" ||
-	fail "a concurrent run of another name failed (exit $r3); see $o/other.log"
+expect_grep '^PASS' "$o/twin/SIX-2/judgement" "the run that went ahead is whole, not clobbered by its twin"
+if [ "$r3" = 0 ]; then
+	pass "a packed run beside another run: both its scenarios pass"
+	[ "$(cut -d' ' -f1 "$o/other/batches" | uniq)" = 1 ] &&
+		pass "CPUS=4 packs two 2-vCPU scenarios into one batch" || fail "CPUS=4 did not pack: $(tr '\n' ';' <"$o/other/batches")"
+	# Booted together: each started before the other ended.
+	. "$o/other/SIX-2/schedule"; s1=$started e1=$ended
+	. "$o/other/SIX-NESTED-2/schedule"; s2=$started e2=$ended
+	[ "$s1" -lt "$e2" ] && [ "$s2" -lt "$e1" ] && pass "the scenarios of one batch boot at the same time" ||
+		fail "the batch's scenarios did not overlap: $s1-$e1 and $s2-$e2"
+else
+	fail "the packed run of another name failed (exit $r3); see $o/other.log"
+fi
 
 # A short run of every six scenario and both negative controls, SIX-2 twice.
 six=$(grep '^SIX' "$T/configs/CFLIST" | grep -v -- '-SHORT$')  # *-SHORT: rate scenarios

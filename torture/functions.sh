@@ -30,6 +30,41 @@ scenario_base() {
 	echo "${1%.[0-9]*}"
 }
 
+# pack_batches CPUS: scenarios packed onto CPUS host CPUs, as kvm.sh's
+# --cpus does.  Reads "INSTANCE VCPUS" lines; prints "BATCH INSTANCE VCPUS"
+# lines.  Each batch starts with the first scenario not yet run (so an
+# unpacked run keeps its order), then takes the largest others that still
+# fit beside it; a scenario wider than CPUS runs alone.  The scenarios of a
+# batch boot together; the next batch starts when all of them have ended.
+pack_batches() {
+	awk -v cpus="$1" '
+		{ name[NR] = $1; c[NR] = $2 }
+		END {
+			# Candidates for filling, widest first (stable).
+			for (i = 1; i <= NR; i++) order[i] = i
+			for (i = 2; i <= NR; i++)
+				for (j = i; j > 1 && c[order[j]] > c[order[j - 1]]; j--) {
+					t = order[j]; order[j] = order[j - 1]; order[j - 1] = t
+				}
+			b = 0
+			for (lead = 1; lead <= NR; lead++) {
+				if (done[lead]) continue
+				b++
+				done[lead] = 1
+				free = cpus - c[lead]
+				print b, name[lead], c[lead]
+				for (k = 1; k <= NR; k++) {
+					i = order[k]
+					if (!done[i] && c[i] <= free) {
+						done[i] = 1
+						free -= c[i]
+						print b, name[i], c[i]
+					}
+				}
+			}
+		}'
+}
+
 # mutant_field PATCH KEY: a field of a mutant's header ("Key: value" lines
 # before the first blank line).
 mutant_field() {

@@ -1,29 +1,33 @@
 #!/bin/sh
 # Run lock-torture scenarios in QEMU guests and judge them (make torture).
-# usage: torture/run.sh [-s "SCENARIO..."] [-d DURATION_S] [-c VCPUS] [-r RUN] [-o DIR] [-f FLAVOUR] [-e PATCH]
+# usage: torture/run.sh [-s "SCENARIO..."] [-d DURATION_S] [-c VCPUS] [-j CPUS] [-r RUN] [-o DIR] [-f FLAVOUR] [-e PATCH]
 #   -s  scenarios of torture/configs/ (default: those listed in CFLIST);
 #       "N*NAME" runs NAME N times, as NAME, NAME.2 ... NAME.N, interleaved
 #   -d  seconds of torture per scenario (default 30)
 #   -c  vCPUs for every scenario (default: each one's CONFIG_NR_CPUS)
+#   -j  host CPUs to pack scenarios onto (default: this host's): scenarios
+#       whose vCPUs fit together boot at once, as with kvm.sh --cpus
 #   -r  run name (default: UTC date and time)
 #   -o  where runs go (default results/torture)
 #   -f  kernel flavour (default torture)
 #   -e  a patch on top of the flavour, e.g. a mutant of torture/mutants/;
 #       built incrementally in build/out/FLAVOUR-mutant, one run at a time
-# Each scenario gets DIR/RUN/SCENARIO/ with console.log, boot, expect,
-# config-fragment, kernel.config, verdict, judgement, summary, badness,
-# lockstat.txt and guest/.  The run is DIR/RUN.partial until every
+# Each scenario gets DIR/RUN/SCENARIO/ (torture/scenario.sh) with console.log,
+# boot, expect, config-fragment, kernel.config, verdict, judgement, summary,
+# badness, schedule, lockstat.txt and guest/; DIR/RUN/batches says which
+# booted together.  The run is DIR/RUN.partial until every
 # scenario is done, then it is renamed DIR/RUN: an interrupted run is never
 # taken for a result.  Exit status 0 when every scenario ended as expected.
 . "$(dirname "$0")/functions.sh"
 
 scenarios= duration=30 vcpus= run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/torture
-flavour=torture extra=
-while getopts s:d:c:r:o:f:e:h opt; do
+flavour=torture extra= cpus=$(nproc)
+while getopts s:d:c:j:r:o:f:e:h opt; do
 	case $opt in
 	s) scenarios=$OPTARG ;;
 	d) duration=$OPTARG ;;
 	c) vcpus=$OPTARG ;;
+	j) cpus=$OPTARG ;;
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;
 	f) flavour=$OPTARG ;;
@@ -43,6 +47,7 @@ for s in $scenarios; do
 done
 is_uint "$duration" && [ "$duration" -ge 1 ] || die_usage "DURATION must be a whole number of seconds, not '$duration'"
 [ -z "$vcpus" ] || "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
+is_uint "$cpus" && [ "$cpus" -ge 1 ] || die_usage "CPUS must be a whole number of host CPUs from 1, not '$cpus'"
 [ -z "$extra" ] || [ -r "$LAB_ROOT/$extra" ] || die_usage "no patch $extra (a path from the lab's root)"
 host_lock shared
 run_create "$dir" "$run"
@@ -66,37 +71,32 @@ record_provenance "$rundir"
 echo $(( $(date +%s) - t_build )) >"$rundir/provenance/build-seconds"
 [ -z "$extra" ] || cp "$LAB_ROOT/$extra" "$rundir/provenance/extra.patch"
 
-n=$(echo $scenarios | wc -w)
-i=0
-fails=0
+# Batches of scenarios whose vCPUs fit the host's CPUs together.
 for s in $scenarios; do
-	i=$((i + 1))
-	b=$(scenario_base "$s")
-	c=${vcpus:-$(scenario_vcpus "$configs/$b")}
-	left=$(for r in $scenarios; do echo "$r"; done | tail -n +$((i + 1)) |
-		while read -r r; do scenario_vcpus "$configs/$(scenario_base "$r")"; done |
-		awk -v d="$duration" -v c="$vcpus" '{ t += d + 20 + 2 * (c ? c : $1) } END { printf "%d", t / 60 }')
-	progress torture "$s ($i of $n): $c vCPUs, ${duration}s of torture; about $left min for the rest"
-	sd=$rundir/$s
-	mkdir -p "$sd"
-	cp "$configs/$b" "$sd/config-fragment"
-	echo "$(cat "$configs/$b.boot") lab.duration=$duration" >"$sd/boot"
-	cat "$configs/$b.expect" 2>/dev/null >"$sd/expect" || echo SUCCESS >"$sd/expect"
-	# The fragment's CONFIG_NR_CPUS is the scenario's vCPU count (as in
-	# upstream's kvm.sh); every other option must be in the torture kernel.
-	grep -v '^CONFIG_NR_CPUS=' "$configs/$b" >"$sd/config-required"
-	if ! "$LAB_ROOT/vm/check-config.sh" "$kout/.config" "$sd/config-required" 2>"$sd/config-check.log"; then
-		echo "FAIL: the torture kernel lacks options of $s; see config-check.log" >"$sd/judgement"
-		fails=$((fails + 1))
-		continue
-	fi
-	run_child "$LAB_ROOT/vm/run.sh" -k "$kout/arch/x86/boot/bzImage" -M "$kout/modroot" -o "$sd" \
-		-c "$c" -t $((120 + 5 * c + duration + 60)) -p "$LAB_ROOT/torture/payload" \
-		-a "$(cat "$sd/boot")" 2>"$sd/run.log"
-	grep -E '^ *[^ ]*(torture|six_nest|pcpu_rwsem)[^ ]*:' "$sd/guest/lock_stat.txt" \
-		>"$sd/lockstat.txt" 2>/dev/null
-	"$LAB_ROOT/torture/judge.sh" "$sd" || fails=$((fails + 1))
-	progress torture "$s: $(cat "$sd/judgement")"
+	echo "$s ${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$s")")}"
+done | pack_batches "$cpus" >"$rundir/batches"
+n=$(echo $scenarios | wc -w)
+nb=$(tail -n 1 "$rundir/batches" | cut -d' ' -f1)
+echo "$cpus" >"$rundir/cpus"
+fails=0
+b=0
+while [ "$b" -lt "$nb" ]; do
+	b=$((b + 1))
+	batch=$(awk -v b="$b" '$1 == b { print $2 }' "$rundir/batches")
+	# A batch takes as long as its widest boot: the runner's own estimate.
+	left=$(awk -v b="$b" -v d="$duration" '$1 > b { t = d + 20 + 2 * $3; if (t > m[$1]) m[$1] = t }
+		END { for (i in m) s += m[i]; printf "%d", s / 60 }' "$rundir/batches")
+	progress torture "batch $b of $nb: $(awk -v b="$b" '$1 == b { printf "%s%s (%d vCPUs)", s, $2, $3; s = ", " }' "$rundir/batches"),"\
+		"${duration}s of torture; about $left min for the rest"
+	for s in $batch; do
+		run_spawn "$LAB_ROOT/torture/scenario.sh" -k "$kout" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s"
+	done
+	run_wait
+	for s in $batch; do
+		j=$(cat "$rundir/$s/judgement" 2>/dev/null || echo "FAIL: no judgement")
+		case $j in PASS*) ;; *) fails=$((fails + 1)) ;; esac
+		progress torture "$s: $j"
+	done
 done
 
 "$LAB_ROOT/torture/table.sh" "$rundir" >"$rundir/table.txt" || die "could not tabulate $rundir"

@@ -134,7 +134,7 @@ host_env() {
 # so that a signal can stop it, and run_finish renames the directory to RUN
 # once complete.  INT, TERM or HUP stop the running step (the boot runner
 # then stops its guest), leave DIR/RUN.partial/interrupted, and exit 130.
-run_dir= run_child_pid=
+run_dir= run_child_pids=
 run_create() {
 	mkdir -p "$1" 2>/dev/null && [ -w "$1" ] ||
 		die "cannot write results under $1 (read-only or not a directory?); nothing was run"
@@ -184,23 +184,35 @@ reap_stale_runs() {
 			echo "its runner (pid ${r:-unknown}) was gone when found at $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$p/interrupted"
 	done
 }
-run_child() {
-	# A process group of its own (setsid in a background job keeps the
-	# pid), so that an interrupt stops the step and all it started: make
-	# and the compilers, or the boot runner and its QEMU.
+# run_spawn CMD...: start a step in the background, in a process group of
+# its own (setsid in a background job keeps the pid), so that an interrupt
+# stops the step and all it started: make and the compilers, or the boot
+# runner and its QEMU.  run_wait waits for every spawned step and returns
+# the last non-zero status; run_child CMD... is one step, waited for.
+run_spawn() {
 	setsid "$@" &
-	run_child_pid=$!
-	wait "$run_child_pid"
-	set -- $?
-	run_child_pid=
-	return "$1"
+	run_child_pids="$run_child_pids $!"
+}
+run_wait() {
+	run_wait_rc=0
+	for run_wait_pid in $run_child_pids; do
+		wait "$run_wait_pid" || run_wait_rc=$?
+	done
+	run_child_pids=
+	return "$run_wait_rc"
+}
+run_child() {
+	run_spawn "$@"
+	run_wait
 }
 run_interrupt() {
 	trap '' INT TERM HUP
-	if [ -n "$run_child_pid" ]; then
-		kill -TERM -- "-$run_child_pid" 2>/dev/null || kill -TERM "$run_child_pid" 2>/dev/null
-		wait "$run_child_pid" 2>/dev/null
-	fi
+	for run_wait_pid in $run_child_pids; do
+		kill -TERM -- "-$run_wait_pid" 2>/dev/null || kill -TERM "$run_wait_pid" 2>/dev/null
+	done
+	for run_wait_pid in $run_child_pids; do
+		wait "$run_wait_pid" 2>/dev/null
+	done
 	echo "interrupted by a signal at $(date -u +%Y-%m-%dT%H:%M:%SZ) after $(lab_elapsed)" >"$run_dir/interrupted"
 	echo >&2
 	warn "interrupted: $run_dir is incomplete and is not a result"

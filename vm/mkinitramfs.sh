@@ -16,14 +16,18 @@ need_cmd gzip gzip
 
 # The lab's guest programs (vm/guest/, bench/), built static so that the
 # initramfs needs no libc.
+# Guests boot concurrently (packed torture): each compiler output has a
+# name of its own until it is renamed into place.
 bindir=$LAB_BUILD/guest
 mkdir -p "$bindir"
+bins=
 for src in "$LAB_ROOT"/vm/guest/*.c "$LAB_ROOT"/bench/*.c; do
 	bin=$bindir/$(basename "$src" .c)
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-		gcc -static -O2 -Wall -Werror -pthread -o "$bin.tmp" "$src" && mv "$bin.tmp" "$bin" ||
-			die "could not build $src"
+		gcc -static -O2 -Wall -Werror -pthread -o "$bin.tmp.$$" "$src" && mv "$bin.tmp.$$" "$bin" ||
+			{ rm -f "$bin.tmp.$$"; die "could not build $src"; }
 	fi
+	bins="$bins $bin"
 done
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/lab-initramfs.XXXXXX")
@@ -34,7 +38,7 @@ cp /bin/busybox "$stage/bin/busybox"
 for applet in $(/bin/busybox --list); do
 	[ -e "$stage/bin/$applet" ] || ln -s busybox "$stage/bin/$applet"
 done
-cp "$bindir"/* "$stage/bin/"
+cp $bins "$stage/bin/"
 cp "$LAB_ROOT/vm/guest/init" "$stage/init"
 chmod +x "$stage/init"
 cp -r "$payload" "$stage/payload"
