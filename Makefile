@@ -23,6 +23,7 @@ help:
 	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=2]'
 	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS= CPUS=]'
 	@echo '                        CPUS=N: scenarios packed so that their vCPUs fit N host CPUs (default: all)'
+	@echo '                        HOSTS=FILE: scenarios booted on ssh hosts through GNU parallel (one sshlogin a line)'
 	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl'
 	@echo '                        [THREADS="1 2 4" REPEATS=5 FILES=4000 WORKLOADS="create shared walk fsmark"'
 	@echo '                         KERNELS="bench-global bench-hashbl" METRIC=rate]'
@@ -45,7 +46,7 @@ setup:
 	@. vm/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
 		gcc make flex bison bc libelf-dev libssl-dev cpio xz-utils kmod patch \
 		linux-perf trace-cmd e2fsprogs fsmark python3 python3-numpy python3-scipy \
-		python3-matplotlib gawk util-linux
+		python3-matplotlib gawk util-linux parallel rsync openssh-client
 
 kernel: setup
 	@for f in $(FLAVOURS); do vm/build-kernel.sh $$f || exit 1; done
@@ -70,7 +71,7 @@ REPORT_ALL = /usr/bin/python3 bench/report.py
 
 # Not after refused input (2) or an interrupt (130): nothing new to report.
 torture: setup
-	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c) $(call opt,CPUS,-j); \
+	torture/run.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d) $(call opt,VCPUS,-c) $(call opt,CPUS,-j) $(call opt,HOSTS,-H); \
 		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
 
 # METRIC=insns counts guest instructions per operation (-icount) instead of timing.
@@ -93,7 +94,7 @@ report:
 		$(if $(BASE),--base "$(BASE)" --new "$(NEW)")
 
 torture-mutants: setup
-	torture/mutants.sh -r $(RUN) $(call opt,MUTANTS,-m) $(call opt,DURATION,-d) $(if $(FAST),-F); \
+	torture/mutants.sh -r $(RUN) $(call opt,MUTANTS,-m) $(call opt,DURATION,-d) $(call opt,CPUS,-j) $(call opt,HOSTS,-H) $(if $(FAST),-F); \
 		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
 
 torture-again:

@@ -2,12 +2,12 @@
 # The lab's test suite: run the test groups, count every check, and end with
 # the line "N passed, N failed".
 # usage: tests/run.sh [GROUP...]
-#   GROUP  report series kernel check-series runner kunit vcpus torture mutants bench (default: all)
+#   GROUP  report series kernel check-series runner kunit vcpus torture hosts mutants bench (default: all)
 # Each group is tests/t-GROUP.sh; its checks print "ok - ...", "not ok - ..."
 # or "skip - ...".  A group that dies without checks counts as one failure.
 . "$(dirname "$0")/../vm/functions.sh"
 
-groups=${*:-report series kernel check-series runner kunit vcpus torture mutants bench}
+groups=${*:-report series kernel check-series runner kunit vcpus torture hosts mutants bench}
 out=$LAB_BUILD/tests
 mkdir -p "$out"
 : >"$out/all.txt"

@@ -69,6 +69,9 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 	echo "long_hold=${hold:--1}"
 	echo "vcpus=$(sed -n 's/^vcpus=//p' "$d/env" 2>/dev/null)"
 	echo "accel=$(sed -n 's/^accel=//p' "$d/env" 2>/dev/null)"
+	# Where it booted (a remote host of make torture HOSTS=, by its sshlogin).
+	[ ! -r "$d/boot-host" ] || echo "boot_host=$(cat "$d/boot-host")"
+	[ ! -r "$d/sshlogin" ] || echo "sshlogin=$(cat "$d/sshlogin")"
 	echo "expect=$expect"
 	echo "judgement=$j"
 	echo "end_of_test=${ended:-none}"

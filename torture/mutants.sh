@@ -2,10 +2,12 @@
 # The mutant gate (make torture-mutants): build each six.c mutant of
 # torture/mutants/ and run the scenarios its header names; a mutant that
 # every scenario passes was missed.
-# usage: torture/mutants.sh [-m "MUTANT..."] [-F] [-d DURATION_S] [-r RUN] [-o DIR]
+# usage: torture/mutants.sh [-m "MUTANT..."] [-F] [-d DURATION_S] [-j CPUS | -H HOSTS_FILE] [-r RUN] [-o DIR]
 #   -m  mutants by name (default: every torture/mutants/*.patch)
 #   -F  the fast subset listed in torture/mutants/FAST (one per detector)
 #   -d  seconds of torture per scenario (default 12)
+#   -j, -H  as for torture/run.sh: scenarios packed onto CPUS host CPUs, or
+#       booted on the ssh hosts of HOSTS_FILE (each mutant built here)
 #   -r  run name (default: UTC date and time); -o where runs go
 #       (default results/mutants)
 # A mutant's header says what it breaks (Mutant:), which scenarios must
@@ -22,11 +24,15 @@
 
 mdir=$LAB_ROOT/torture/mutants
 mutants= duration=12 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/mutants fast=
-while getopts m:Fd:r:o:h opt; do
+spread=
+while getopts m:Fd:j:H:r:o:h opt; do
 	case $opt in
 	m) mutants=$OPTARG ;;
 	F) fast=1 ;;
 	d) duration=$OPTARG ;;
+	j) spread="-j $OPTARG" ;;
+	H) [ -r "$OPTARG" ] || die_usage "no hosts file $OPTARG"
+	   spread="-H $(realpath "$OPTARG")" ;;
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;
 	*) usage_from_header; exit 2 ;;
@@ -62,7 +68,7 @@ for m in $mutants; do
 	progress mutants "$m ($i of $n): $scen; about $left min left"
 	t0=$(date +%s)
 	run_child "$LAB_ROOT/torture/run.sh" -e "torture/mutants/$m.patch" -s "$scen" \
-		-d "$d" -o "$rundir" -r "$m" >"$rundir/$m.log" 2>&1
+		-d "$d" $spread -o "$rundir" -r "$m" >"$rundir/$m.log" 2>&1
 	rc=$?
 	[ "$rc" = 130 ] && run_interrupt
 	t1=$(date +%s)

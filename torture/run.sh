@@ -1,12 +1,14 @@
 #!/bin/sh
 # Run lock-torture scenarios in QEMU guests and judge them (make torture).
-# usage: torture/run.sh [-s "SCENARIO..."] [-d DURATION_S] [-c VCPUS] [-j CPUS] [-r RUN] [-o DIR] [-f FLAVOUR] [-e PATCH]
+# usage: torture/run.sh [-s "SCENARIO..."] [-d DURATION_S] [-c VCPUS] [-j CPUS | -H HOSTS_FILE] [-r RUN] [-o DIR] [-f FLAVOUR] [-e PATCH]
 #   -s  scenarios of torture/configs/ (default: those listed in CFLIST);
 #       "N*NAME" runs NAME N times, as NAME, NAME.2 ... NAME.N, interleaved
 #   -d  seconds of torture per scenario (default 30)
 #   -c  vCPUs for every scenario (default: each one's CONFIG_NR_CPUS)
 #   -j  host CPUs to pack scenarios onto (default: this host's): scenarios
 #       whose vCPUs fit together boot at once, as with kvm.sh --cpus
+#   -H  boot the scenarios on the ssh hosts of HOSTS_FILE instead, through
+#       GNU parallel (torture/hosts.sh); built and judged here
 #   -r  run name (default: UTC date and time)
 #   -o  where runs go (default results/torture)
 #   -f  kernel flavour (default torture)
@@ -21,13 +23,14 @@
 . "$(dirname "$0")/functions.sh"
 
 scenarios= duration=30 vcpus= run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/torture
-flavour=torture extra= cpus=$(nproc)
-while getopts s:d:c:j:r:o:f:e:h opt; do
+flavour=torture extra= cpus=$(nproc) hosts=
+while getopts s:d:c:j:H:r:o:f:e:h opt; do
 	case $opt in
 	s) scenarios=$OPTARG ;;
 	d) duration=$OPTARG ;;
 	c) vcpus=$OPTARG ;;
 	j) cpus=$OPTARG ;;
+	H) hosts=$OPTARG ;;
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;
 	f) flavour=$OPTARG ;;
@@ -49,6 +52,9 @@ is_uint "$duration" && [ "$duration" -ge 1 ] || die_usage "DURATION must be a wh
 [ -z "$vcpus" ] || "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
 is_uint "$cpus" && [ "$cpus" -ge 1 ] || die_usage "CPUS must be a whole number of host CPUs from 1, not '$cpus'"
 [ -z "$extra" ] || [ -r "$LAB_ROOT/$extra" ] || die_usage "no patch $extra (a path from the lab's root)"
+[ -z "$hosts" ] || grep -qv '^[[:space:]]*\(#\|$\)' "$hosts" 2>/dev/null ||
+	die_usage "HOSTS=$hosts: no such file, or it names no host (one sshlogin a line)"
+[ -z "$hosts" ] || hosts=$(realpath "$hosts")
 host_lock shared
 run_create "$dir" "$run"
 rundir=$run_dir
@@ -71,33 +77,49 @@ record_provenance "$rundir"
 echo $(( $(date +%s) - t_build )) >"$rundir/provenance/build-seconds"
 [ -z "$extra" ] || cp "$LAB_ROOT/$extra" "$rundir/provenance/extra.patch"
 
-# Batches of scenarios whose vCPUs fit the host's CPUs together.
-for s in $scenarios; do
-	echo "$s ${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$s")")}"
-done | pack_batches "$cpus" >"$rundir/batches"
 n=$(echo $scenarios | wc -w)
-nb=$(tail -n 1 "$rundir/batches" | cut -d' ' -f1)
-echo "$cpus" >"$rundir/cpus"
 fails=0
-b=0
-while [ "$b" -lt "$nb" ]; do
-	b=$((b + 1))
-	batch=$(awk -v b="$b" '$1 == b { print $2 }' "$rundir/batches")
-	# A batch takes as long as its widest boot: the runner's own estimate.
-	left=$(awk -v b="$b" -v d="$duration" '$1 > b { t = d + 20 + 2 * $3; if (t > m[$1]) m[$1] = t }
-		END { for (i in m) s += m[i]; printf "%d", s / 60 }' "$rundir/batches")
-	progress torture "batch $b of $nb: $(awk -v b="$b" '$1 == b { printf "%s%s (%d vCPUs)", s, $2, $3; s = ", " }' "$rundir/batches"),"\
-		"${duration}s of torture; about $left min for the rest"
-	for s in $batch; do
-		run_spawn "$LAB_ROOT/torture/scenario.sh" -k "$kout" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s"
-	done
-	run_wait
-	for s in $batch; do
+# judged INSTANCE...: count and show the judgements.
+judged() {
+	for s in "$@"; do
 		j=$(cat "$rundir/$s/judgement" 2>/dev/null || echo "FAIL: no judgement")
 		case $j in PASS*) ;; *) fails=$((fails + 1)) ;; esac
 		progress torture "$s: $j"
 	done
-done
+}
+if [ -n "$hosts" ]; then
+	for s in $scenarios; do
+		"$LAB_ROOT/torture/scenario.sh" -P -k "$kout" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s" ||
+			die "could not prepare $s; see $rundir/$s/run.log"
+	done
+	run_child "$LAB_ROOT/torture/hosts.sh" -H "$hosts" -k "$kout" "$rundir" $scenarios
+	for s in $scenarios; do
+		"$LAB_ROOT/torture/scenario.sh" -J -o "$rundir/$s" "$s"
+	done
+	judged $scenarios
+else
+	# Batches of scenarios whose vCPUs fit the host's CPUs together.
+	for s in $scenarios; do
+		echo "$s ${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$s")")}"
+	done | pack_batches "$cpus" >"$rundir/batches"
+	nb=$(tail -n 1 "$rundir/batches" | cut -d' ' -f1)
+	echo "$cpus" >"$rundir/cpus"
+	b=0
+	while [ "$b" -lt "$nb" ]; do
+		b=$((b + 1))
+		batch=$(awk -v b="$b" '$1 == b { print $2 }' "$rundir/batches")
+		# A batch takes as long as its widest boot: the runner's own estimate.
+		left=$(awk -v b="$b" -v d="$duration" '$1 > b { t = d + 20 + 2 * $3; if (t > m[$1]) m[$1] = t }
+			END { for (i in m) s += m[i]; printf "%d", s / 60 }' "$rundir/batches")
+		progress torture "batch $b of $nb: $(awk -v b="$b" '$1 == b { printf "%s%s (%d vCPUs)", s, $2, $3; s = ", " }' "$rundir/batches"),"\
+			"${duration}s of torture; about $left min for the rest"
+		for s in $batch; do
+			run_spawn "$LAB_ROOT/torture/scenario.sh" -k "$kout" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s"
+		done
+		run_wait
+		judged $batch
+	done
+fi
 
 "$LAB_ROOT/torture/table.sh" "$rundir" >"$rundir/table.txt" || die "could not tabulate $rundir"
 cat "$rundir/table.txt"

@@ -1,19 +1,24 @@
 #!/bin/sh
 # Run one torture scenario instance: write its files, boot it, judge it
 # (torture/run.sh runs one per scenario, several at once when packed).
-# usage: torture/scenario.sh -k KERNEL_OUT -o SCENARIO_DIR -d DURATION_S [-c VCPUS] INSTANCE
+# usage: torture/scenario.sh -k KERNEL_OUT -o SCENARIO_DIR -d DURATION_S [-c VCPUS] [-P|-J] INSTANCE
 #   KERNEL_OUT    a built flavour, build/out/FLAVOUR (bzImage and modroot)
 #   INSTANCE      a scenario of torture/configs/, or a repeat of one (SIX-4.2)
 #   -c            vCPUs (default: the scenario's CONFIG_NR_CPUS)
+#   -P            prepare only: the files, initramfs and qemu-cmd, no boot
+#                 (the boot is made elsewhere: torture/hosts.sh)
+#   -J            judge only, a boot made elsewhere (-k and -d unused)
 # Writes SCENARIO_DIR/: config-fragment, config-required, boot, expect,
 # schedule (when it started and ended), the runner's files (console.log,
 # verdict, guest/ ...), lockstat.txt, and the judge's badness, judgement and
 # summary.  Exit status 0 when the scenario ended as expected.
 . "$(dirname "$0")/functions.sh"
 
-kout= sd= duration= vcpus=
-while getopts k:o:d:c:h opt; do
+kout= sd= duration= vcpus= mode=all
+while getopts k:o:d:c:PJh opt; do
 	case $opt in
+	P) mode=prepare ;;
+	J) mode=judge ;;
 	k) kout=$OPTARG ;;
 	o) sd=$OPTARG ;;
 	d) duration=$OPTARG ;;
@@ -22,11 +27,19 @@ while getopts k:o:d:c:h opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] && [ -n "$kout" ] && [ -n "$sd" ] && [ -n "$duration" ] || { usage_from_header; exit 2; }
+[ $# -eq 1 ] && [ -n "$sd" ] && { [ "$mode" = judge ] || { [ -n "$kout" ] && [ -n "$duration" ]; }; } ||
+	{ usage_from_header; exit 2; }
 s=$1
 configs=$LAB_ROOT/torture/configs
 b=$(scenario_base "$s")
 c=${vcpus:-$(scenario_vcpus "$configs/$b")}
+
+judge() {
+	grep -E '^ *[^ ]*(torture|six_nest|pcpu_rwsem)[^ ]*:' "$sd/guest/lock_stat.txt" \
+		>"$sd/lockstat.txt" 2>/dev/null
+	"$LAB_ROOT/torture/judge.sh" "$sd"
+}
+[ "$mode" != judge ] || { judge; exit; }
 
 mkdir -p "$sd"
 echo "started=$(date +%s)" >"$sd/schedule.tmp"
@@ -40,11 +53,13 @@ if ! "$LAB_ROOT/vm/check-config.sh" "$kout/.config" "$sd/config-required" 2>"$sd
 	echo "FAIL: the torture kernel lacks options of $s; see config-check.log" >"$sd/judgement"
 	exit 1
 fi
-"$LAB_ROOT/vm/run.sh" -k "$kout/arch/x86/boot/bzImage" -M "$kout/modroot" -o "$sd" \
-	-c "$c" -t $((120 + 5 * c + duration + 60)) -p "$LAB_ROOT/torture/payload" \
-	-a "$(cat "$sd/boot")" 2>"$sd/run.log"
+timeout=$((120 + 5 * c + duration + 60))
+echo "$timeout" >"$sd/timeout"
+dry=
+[ "$mode" = prepare ] && dry=-n
+"$LAB_ROOT/vm/run.sh" $dry -k "$kout/arch/x86/boot/bzImage" -M "$kout/modroot" -o "$sd" \
+	-c "$c" -t "$timeout" -p "$LAB_ROOT/torture/payload" -a "$(cat "$sd/boot")" >/dev/null 2>"$sd/run.log"
+[ "$mode" = all ] || { rm -f "$sd/schedule.tmp"; exit 0; }
 echo "ended=$(date +%s)" >>"$sd/schedule.tmp"
 mv "$sd/schedule.tmp" "$sd/schedule"
-grep -E '^ *[^ ]*(torture|six_nest|pcpu_rwsem)[^ ]*:' "$sd/guest/lock_stat.txt" \
-	>"$sd/lockstat.txt" 2>/dev/null
-"$LAB_ROOT/torture/judge.sh" "$sd"
+judge

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Boot a kernel in QEMU, run a guest payload, and return the guest's verdict.
+# Boot a kernel in QEMU, run a guest payload, and return the guest's verdict:
+# the initramfs and qemu-cmd are made here, the boot is vm/boot.sh's.
 # usage: vm/run.sh -k BZIMAGE -o OUTDIR [-c VCPUS] [-m MEM_MB] [-t TIMEOUT_S]
 #                  [-p PAYLOAD_DIR] [-M MODROOT] [-a "BOOT ARGS"] [-i] [-v] [-n]
 #   -p  directory with a "run" script, run as the guest's /payload/run with
@@ -10,7 +11,9 @@
 #       so guest time is instructions executed (1 ns each) and idle time
 #       is skipped; accelerator "tcg-icount"
 #   -v  stream the console to the terminal, each line prefixed "[guest] "
-#   -n  dry run: write and print the QEMU command, boot nothing
+#   -n  dry run: write the initramfs, qemu-cmd, env and kernel.config and
+#       print the QEMU command; boot nothing (vm/boot.sh OUTDIR boots it
+#       later, here or on another host)
 # Environment: LAB_ACCEL=kvm|tcg skips the accelerator probe.
 # Exit status and OUTDIR/verdict: 0 PASS, 1 FAIL (payload exit code),
 # 2 PANIC, 3 HANG (timeout), 4 NOVERDICT (guest ended without reporting),
@@ -103,67 +106,24 @@ set -- qemu-system-x86_64 -M pc $accel_opts -smp "$vcpus" -m "$mem" \
 		"$(realpath -m --relative-to="$out" "$LAB_ROOT/vm/mkinitramfs.sh")" \
 		"$(realpath -m --relative-to="$out" "$payload")" \
 		"$([ -z "$modroot" ] || realpath -m --relative-to="$out" "$modroot")"
-	for a in "$@"; do printf "'%s' " "$a"; done
-	echo
+	# exec: QEMU is the process that timeout and signals reach; "$@":
+	# options added by the caller (vm/boot.sh adds -pidfile); LAB_KERNEL:
+	# the kernel elsewhere (a remote host gets it beside the boot).
+	printf 'exec '
+	prev=
+	for a in "$@"; do
+		if [ "$prev" = -kernel ]; then printf '"${LAB_KERNEL:-%s}" ' "$a"; else printf "'%s' " "$a"; fi
+		prev=$a
+	done
+	echo '"$@"'
 } | write_atomic "$out/qemu-cmd"
+"$LAB_ROOT/vm/env.sh" "$kernel" "$accel" "$vcpus" "$mem" | write_atomic "$out/env"
+kdir=$(kernel_build_dir "$kernel")
+[ -r "$kdir/.config" ] && cp "$kdir/.config" "$out/kernel.config"
 if [ -n "$dry" ]; then
 	cat "$out/qemu-cmd"
 	exit 0
 fi
-"$LAB_ROOT/vm/env.sh" "$kernel" "$accel" "$vcpus" "$mem" | write_atomic "$out/env"
-kdir=$(kernel_build_dir "$kernel")
-[ -r "$kdir/.config" ] && cp "$kdir/.config" "$out/kernel.config"
-
-verdict() {
-	echo "$1" | write_atomic "$out/verdict"
-	progress boot "verdict $1"
-	exit "$2"
-}
 
 progress boot "$(basename "$kdir"): $vcpus vCPUs, ${mem} MiB, $accel, timeout ${timeout}s -> $out"
-: >"$out/console.log"
-rm -f "$out/qemu.pid"
-# timeout --foreground stays in our process group, so a terminal's Ctrl-C
-# reaches QEMU too; INT, TERM or HUP sent to this script alone stops the
-# guest here (QEMU's own pid is in qemu.pid, written by QEMU).
-qpid=
-stop_guest() {
-	trap '' INT TERM HUP
-	[ -n "$qpid" ] && kill -TERM "$qpid" 2>/dev/null
-	g=$(cat "$out/qemu.pid" 2>/dev/null)
-	[ -n "$g" ] && kill -TERM "$g" 2>/dev/null
-	i=0
-	while [ $i -lt 50 ] && { kill -0 "$qpid" 2>/dev/null || { [ -n "$g" ] && kill -0 "$g" 2>/dev/null; }; }; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -n "$g" ] && kill -KILL "$g" 2>/dev/null
-	echo "INTERRUPTED: the boot was stopped by a signal" | write_atomic "$out/verdict"
-	progress boot "interrupted: guest stopped"
-	exit 130
-}
-trap stop_guest INT TERM HUP
-(cd "$out" && exec timeout --foreground -k 5 "$timeout" "$@" -pidfile qemu.pid) </dev/null >"$out/qemu.stderr" 2>&1 &
-qpid=$!
-if [ -n "$verbose" ]; then
-	tail -n +1 -f --pid=$qpid "$out/console.log" | sed -u 's/^/[guest] /' &
-fi
-wait $qpid
-status=$?
-trap - INT TERM HUP
-[ -n "$verbose" ] && sleep 1
-echo "$status" | write_atomic "$out/qemu-exit"
-
-reported=$(sed -n 's/^LAB-VERDICT: exit \([0-9]*\).*/\1/p' "$out/console.log" | tail -n 1)
-if grep -q 'Kernel panic - not syncing' "$out/console.log"; then
-	verdict "PANIC: $(grep -m1 'Kernel panic - not syncing' "$out/console.log" | sed 's/^.*Kernel panic - not syncing: *//')" 2
-elif [ "$status" = 124 ] || [ "$status" = 137 ]; then
-	verdict "HANG: no verdict within ${timeout}s; last console line: $(tail -n 1 "$out/console.log" | cut -c1-100)" 3
-elif [ $((status % 2)) = 1 ] && [ -n "$reported" ] && [ $(((status - 1) / 2)) = "$reported" ]; then
-	[ "$reported" = 0 ] && verdict PASS 0
-	verdict "FAIL: payload exit code $reported" 1
-elif [ "$status" = 0 ]; then
-	verdict "NOVERDICT: the guest ended without reporting an exit code" 4
-else
-	verdict "ERROR: QEMU exit status $status: $(head -n 3 "$out/qemu.stderr" | tr '\n' ' ')" 5
-fi
+exec "$LAB_ROOT/vm/boot.sh" ${verbose:+-v} "$out" "$timeout"
