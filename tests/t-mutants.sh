@@ -48,6 +48,40 @@ mutant_score "$o/good" a b c | grep -qx 'score_pct=50.0' &&
 [ "$(mutant_score "$o/ctl" a c | sed -n 's/^gate=//p')" = FAIL ] &&
 	pass "negative control: a control that failed fails the gate" || fail "score: a failed control passed the gate"
 
+# A build killed half-way (SIGKILL to make and everything under it, as a
+# lost terminal or the OOM killer would) leaves objects and stamps behind; the
+# next build must finish without `make clean`.  The control's patch, in the
+# directory the gate builds its mutants in, so that the gate below boots
+# kernels built on what the killed build left.
+kb=$o/killed-build
+mkdir -p "$kb"
+kout=$LAB_BUILD/out/torture-mutant
+ctl=torture/mutants/ctl-wakeup-amplifier-fixed.patch
+t0=$(date +%s)
+sleep 1
+setsid "$LAB_ROOT/vm/build-kernel.sh" -e "$ctl" -O torture-mutant torture >"$kb/first.log" 2>&1 &
+bpid=$!
+# make has started when the build log is newer than t0 and names an object.
+while kill -0 $bpid 2>/dev/null; do
+	[ "$(stat -c %Y "$kout/build.log" 2>/dev/null || echo 0)" -gt "$t0" ] &&
+		grep -qE '^  (CC|LD|AR) ' "$kout/build.log" && break
+	sleep 0.2
+done
+if kill -KILL -- -$bpid 2>/dev/null; then
+	wait $bpid 2>/dev/null
+	tail -n 3 "$kout/build.log" >"$kb/killed-at.txt" 2>/dev/null
+	"$LAB_ROOT/vm/build-kernel.sh" -e "$ctl" -O torture-mutant torture >"$kb/again.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && [ "$(stat -c %Y "$kout/arch/x86/boot/bzImage")" -gt "$t0" ]; then
+		pass "a kernel build killed in make ($(tail -n 1 "$kb/killed-at.txt" | sed 's/^ *//' | cut -c1-40)) is finished by the next build, no make clean"
+	else
+		fail "the build after a killed one: exit $rc; see $kb/again.log"
+	fi
+else
+	wait $bpid
+	fail "the build to be killed ended (exit $?) before make started; see $kb/first.log"
+fi
+
 # The fast subset, for real: each built incrementally and booted.
 "$LAB_ROOT/torture/mutants.sh" -F -d 10 -o "$o" -r fast >"$o/fast.log" 2>&1
 rc=$?
