@@ -686,39 +686,87 @@ def context_lines(bench_verdicts):
         out += [line, ""]
     out += published_lines()
     out += top_waiter_lines(profs)
+    # Mechanism (fixed text: how TCG and time-slicing work, not a finding).
     out += ["What TCG and overcommit do to the numbers:", "",
             "- TCG translates every guest instruction: everything runs far slower than on hardware "
             "and the relative costs of instructions differ from it. Absolute rates (creates/s, "
             "acquisitions/s) do not transfer to real hardware at all.",
             "- With more vCPUs than host CPUs, vCPUs are time-sliced by the host. A lock holder whose "
             "vCPU is descheduled holds the lock for a whole host time slice (lock-holder preemption), "
-            "so spinners burn their slices and waits grow long. At 16x overcommit the idle loop "
-            "takes most of the profile samples and thread counts above the host's cores add "
-            "waiting, not parallelism.",
-            "- The noise grows with overcommit (table below): a run can then only detect large "
-            "changes, and the A/A calibration says how large.",
+            "so spinners burn their slices and waits grow long; thread counts above the host's CPUs "
+            "cannot add parallelism.",
             "- What transfers: which code paths contend (the callers in the profiles and in perf lock), "
             "the direction of a change in spinning on the hash lock, and every correctness result of "
             "the torture runs (a lock that fails under TCG is broken). What does not: the size of a "
             "speed-up, scaling curves, and any ratio whose interval includes no change. For the "
             "size of the hash-bl gain, run `make bench VCPUS=N` with N at most the host's CPUs on a "
-            "host where KVM works (the lab uses KVM wherever its probe succeeds).", "",
-            "Overcommit and noise, measured per bench run (first arm, creates at one thread; CV and "
-            "false-positive rate from the A/A calibration). Even one thread is slower in a guest "
-            "with more vCPUs than host CPUs: presumably the idle vCPUs' own work (timer ticks, "
-            "IPIs to every vCPU) competes for the same host CPUs.", ""]
-    rows = []
+            "host where KVM works (the lab uses KVM wherever its probe succeeds).", ""]
+    points = []
     for run, _verdicts, cal in bench_verdicts:
         if run.insns or run.lockdep_kernels():  # counts, or rates slowed by lockdep
             continue
         one = run.samples(run.arms[0], "create", run.threads[0]) if run.arms and run.threads else []
         cvs = [x for p in cal["points"] for x in p[2:4]] if cal and cal["m"] else []
-        rows.append(["`%s`" % run.name, run.params.get("vcpus"), run.env.get("overcommit", "?"),
-                     "%.0f" % np.mean(one) if one else "-",
-                     "%.1f%%" % (100 * float(np.median(cvs))) if cvs else "-",
-                     "%.1f%%" % (100 * float(np.mean(cal["welch"]))) if cvs else "-"])
+        points.append({"run": run.name, "vcpus": run.params.get("vcpus"),
+                       "over": overcommit(run), "creates": float(np.mean(one)) if one else None,
+                       "cv": float(np.median(cvs)) if cvs else None,
+                       "fp": float(np.mean(cal["welch"])) if cvs else None})
+    idles = [(overcommit(run), pr.idle) for run, pr in profs if run.kind == "bench"]
+    out += overcommit_findings(points, idles)
+    out += ["Overcommit and noise, measured per bench run (first arm, creates at one thread; CV and "
+            "false-positive rate from the A/A calibration).", ""]
+    rows = [["`%s`" % p["run"], p["vcpus"], "%.2f" % p["over"] if p["over"] is not None else "?",
+             "%.0f" % p["creates"] if p["creates"] is not None else "-",
+             "%.1f%%" % (100 * p["cv"]) if p["cv"] is not None else "-",
+             "%.1f%%" % (100 * p["fp"]) if p["fp"] is not None else "-"] for p in points]
     return out + table(["run", "vCPUs", "overcommit", "creates/s, 1 thread", "median CV",
                         "Welch false-positive rate"], rows)
+
+
+def overcommit(run):
+    """vCPUs per host CPU of a run, or None if its env does not say."""
+    try:
+        return float(run.env.get("overcommit"))
+    except (TypeError, ValueError):
+        return None
+
+
+def span(values, fmt):
+    lo, hi = min(values), max(values)
+    return fmt % lo if fmt % lo == fmt % hi else (fmt % lo) + "-" + (fmt % hi)
+
+
+def compare_sides(what, within, over, fmt, more, fewer):
+    """One sentence comparing a measure between runs within the host's CPUs
+    and overcommitted ones, with the ordering the values show."""
+    s = "%s: %s within the host's CPUs (%d runs), %s overcommitted (%d runs)" % (
+        what, span(within, fmt), len(within), span(over, fmt), len(over))
+    if min(over) > max(within):
+        return s + "; every overcommitted run has %s than every run within the host's CPUs." % more
+    if max(over) < min(within):
+        return s + "; every overcommitted run has %s than every run within the host's CPUs." % fewer
+    return s + "; the ranges overlap, so overcommit alone does not order them here."
+
+
+def overcommit_findings(points, idles):
+    """Findings on overcommit, computed from the bench runs' A/A noise,
+    one-thread create rates and profile idle shares (fixed text would state
+    them whatever the runs say)."""
+    out = []
+    for key, what, fmt, scale, more, fewer in (
+            ("cv", "Median A/A CV", "%.1f%%", 100, "more noise", "less noise"),
+            ("creates", "One-thread creates/s of the first arm", "%.0f", 1,
+             "a higher one-thread rate", "a lower one-thread rate")):
+        within = [scale * p[key] for p in points if p[key] is not None and p["over"] is not None and p["over"] <= 1]
+        over = [scale * p[key] for p in points if p[key] is not None and p["over"] is not None and p["over"] > 1]
+        if within and over:
+            out.append("- " + compare_sides(what, within, over, fmt, more, fewer))
+    over_idle = [i for o, i in idles if o is not None and o > 1]
+    if over_idle:
+        most = sum(1 for i in over_idle if i > 50)
+        out.append("- In %d of %d profile boots of overcommitted runs the idle loop takes most of the "
+                   "samples (%s)." % (most, len(over_idle), span(over_idle, "%.1f%%")))
+    return out + [""] if out else []
 
 
 def build(runs, base=None, new=None, plot_dir=None):

@@ -77,6 +77,25 @@ mkdir -p "$o/noorphan-out"
 expect_grep "In none of the 1 boots is it ext4's orphan list lock" "$o/noorphan-out/REPORT.md" \
 	"report: without an orphan-list waiter the report does not claim one"
 
+# The overcommit findings are computed: the same sentence says "more noise"
+# when the overcommitted runs are noisier, and "overlap" when they are not;
+# the idle-loop count follows the profiles.
+got=$(cd "$LAB_ROOT/bench" && "$PY" -c '
+import report
+def pt(over, cv, creates):
+    return {"over": over, "cv": cv, "creates": creates}
+noisy = report.overcommit_findings([pt(1, 0.03, 5000), pt(16, 0.20, 400), pt(2, 0.10, 4000)], [(16, 80.0), (16, 30.0)])
+mixed = report.overcommit_findings([pt(1, 0.03, 5000), pt(16, 0.02, 6000), pt(2, 0.10, 4000)], [(1, 80.0)])
+print("|".join(noisy)); print("|".join(mixed))')
+echo "$got" | sed -n 1p | grep -q 'Median A/A CV: 3.0% within .*10.0%-20.0% overcommitted (2 runs); every overcommitted run has more noise' &&
+	echo "$got" | sed -n 1p | grep -q 'creates/s.*every overcommitted run has a lower one-thread rate' &&
+	echo "$got" | sed -n 1p | grep -q 'In 1 of 2 profile boots of overcommitted runs the idle loop takes most' &&
+	echo "$got" | sed -n 2p | grep -q 'Median A/A CV: .*the ranges overlap' &&
+	echo "$got" | sed -n 2p | grep -q 'creates/s.*the ranges overlap' &&
+	! echo "$got" | sed -n 2p | grep -q 'idle loop' &&
+	pass "report: the overcommit findings (noise, one-thread rate, idle loop) flip with the runs" ||
+	fail "report: overcommit findings did not follow made-up runs: $got"
+
 expect_grep '^\| `bench-global` \| create \| 1 \| 15000 \| 2\.58 \| 0\.0007 \| 1\.00% \|' "$rep" \
 	"report: lock_stat's inode_hash_lock counts become acquisitions per operation and a wait share"
 
