@@ -648,13 +648,20 @@ def top_waiter_lines(profs):
            "; ".join("`%s` on `%s`: %s from `%s`, %.3g s" % (pr.kernel, run.name, c["type"], c["caller"], c["wait_s"])
                      for run, pr, c in tops) + "."]
     if orphan:
+        had = [pr.orphan_file for _run, pr, _c in orphan]
+        if not any(had):
+            fs = ("none of these boots' file systems had it (their fs-features.txt)"
+                  if all(h is False for h in had) else
+                  "whether these boots' file systems had it is not recorded (no fs-features.txt)")
+        else:
+            fs = "%d of these %d boots' file systems had it" % (sum(1 for h in had if h), len(had))
         out.append("In %d of %d boots it is taken from ext4's unlink or eviction path, ext4's global "
                    "orphan list lock (`s_orphan_lock`, via `ext4_orphan_add`/`ext4_orphan_del`): a known "
                    "ext4 limit for unlink-heavy workloads, addressed by ext4's orphan_file feature (Jan "
                    "Kara's series \"to speed up orphan inode handling in ext4\", "
-                   "http://mail.spinics.net/lists/linux-ext4/msg79015.html), which Debian 12's "
-                   "mke2fs.conf does not enable; there the unlink phase measures that lock more than the "
-                   "inode cache." % (len(orphan), len(tops)))
+                   "http://mail.spinics.net/lists/linux-ext4/msg79015.html); %s. Where it is missing, "
+                   "the unlink phase measures that lock more than the inode cache."
+                   % (len(orphan), len(tops), fs))
     else:
         out.append("In none of the %d boots is it ext4's orphan list lock." % len(tops))
     return [" ".join(out), ""]

@@ -325,6 +325,9 @@ class Profile:
         self.slowpath = self.symbols.get("queued_spin_lock_slowpath", 0.0)
         self.busy = 100.0 - self.idle
         self.has_hash_lock = read_text(os.path.join(guest, "kallsyms-inode_hash_lock.txt")) == "1"
+        # ext4's features in this boot (None: not recorded, older runs)
+        features = read_text(os.path.join(guest, "fs-features.txt"))
+        self.orphan_file = ("orphan_file" in features.split()) if features else None
         self.fs_mark = None
         for line in read_lines(os.path.join(guest, "fs_mark.txt")):
             f = line.split()

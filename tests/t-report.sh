@@ -76,6 +76,18 @@ mkdir -p "$o/noorphan-out"
 "$PY" "$R" -r "$o/noorphan" -o "$o/noorphan-out" fake-a >/dev/null 2>&1
 expect_grep "In none of the 1 boots is it ext4's orphan list lock" "$o/noorphan-out/REPORT.md" \
 	"report: without an orphan-list waiter the report does not claim one"
+# Whether the orphan-list boots had orphan_file is read from each boot.
+f=$o/results/bench/fake-a/profiles/bench-global/guest/fs-features.txt
+for feat in "has_journal orphan_file extent" "has_journal extent"; do
+	echo "$feat" >"$f"
+	"$PY" "$R" -r "$o/results" -o "$o/noorphan-out" fake-a >/dev/null 2>&1
+	grep -o "orphan_file feature ([^)]*)[^.]*" "$o/noorphan-out/REPORT.md"
+done >"$o/orphan-file.txt"
+rm -f "$f"
+sed -n 1p "$o/orphan-file.txt" | grep -q '; 1 of these 1 boots. file systems had it' &&
+	sed -n 2p "$o/orphan-file.txt" | grep -q "; none of these boots' file systems had it (their fs-features" &&
+	pass "report: whether the orphan-list boots had orphan_file follows their fs-features.txt" ||
+	fail "report: the orphan_file clause did not follow fs-features.txt: $(cat "$o/orphan-file.txt")"
 
 # The overcommit findings are computed: the same sentence says "more noise"
 # when the overcommitted runs are noisier, and "overlap" when they are not;
