@@ -38,12 +38,13 @@ help:
 	@echo '                        [MUTANTS="name ..."] [FAST=1] [DURATION=12]'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'
 	@echo
+	@echo 'Flow: patches/ -> vm/ (build, boot) -> torture/ | bench/ -> results/ -> report/; lib/ is shared.'
 	@echo 'Results go to results/<kind>/<run>/; build output to build/.'
 
 all: setup kernel check-series kunit torture torture-mutants  # each ends with make report
 
 setup:
-	@. vm/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
+	@. lib/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
 		gcc make flex bison bc libelf-dev libssl-dev cpio xz-utils kmod patch \
 		linux-perf trace-cmd e2fsprogs fsmark python3 python3-numpy python3-scipy \
 		python3-matplotlib gawk util-linux parallel rsync openssh-client
@@ -57,7 +58,7 @@ check-series: setup
 kunit: setup
 	@vm/check-vcpus.sh $(or $(VCPUS),2)
 	vm/build-kernel.sh torture
-	vm/kunit.sh results/kunit/$(RUN) $(or $(VCPUS),2)
+	vm/kunit.sh results/kunit/$(RUN) $(or $(VCPUS),2) torture
 
 boot: setup
 	@vm/check-vcpus.sh $(or $(VCPUS),2)
@@ -67,7 +68,7 @@ boot: setup
 # make torture and make bench end by remaking the report from every
 # complete run, their own included, whether or not every scenario passed.
 # (The script, not $(MAKE) report: make -n runs any line naming $(MAKE).)
-REPORT_ALL = /usr/bin/python3 bench/report.py
+REPORT_ALL = /usr/bin/python3 report/report.py
 
 # Not after refused input (2) or an interrupt (130): nothing new to report.
 torture: setup
@@ -90,7 +91,7 @@ bench-recheck:
 report:
 	@test -z "$(BASE)$(NEW)" || test -n "$(BASE)" -a -n "$(NEW)" || \
 		{ echo 'usage: make report [RUN="run ..."] or make report BASE=<run> NEW=<run>'; exit 2; }
-	/usr/bin/python3 bench/report.py $(if $(call given,RUN),$(RUN)) \
+	/usr/bin/python3 report/report.py $(if $(call given,RUN),$(RUN)) \
 		$(if $(BASE),--base "$(BASE)" --new "$(NEW)")
 
 torture-mutants: setup

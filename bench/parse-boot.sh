@@ -4,7 +4,7 @@
 # Columns: arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,
 # min_thread_ops,max_thread_ops (bench/run.sh writes the header).  Used by
 # the run and by bench/recheck.sh, so that both make the same bytes.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 [ $# -eq 4 ] || { usage_from_header; exit 2; }
 [ -r "$4/guest/bench.txt" ] || die "no guest/bench.txt in $4"

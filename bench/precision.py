@@ -8,13 +8,14 @@ first FIRST_N repeats and prints the repeats every comparison of the run
 (each kernel pair and the A/A pair, at every phase and thread count) needs
 for a 95% half-width of at most TARGET_PCT percent, then the comparison
 that needs the most.  Only the first stage's spread is used, never the
-difference between kernels (bench/stats.py, stein_boots).
+difference between kernels (lib/stats.py, stein_boots).
 """
+import os
 import sys
 
-import stats
-from report import bench_pairs
-from runs import BenchRun
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import stats  # noqa: E402
+from runs import BenchRun, bench_pairs  # noqa: E402
 
 
 def main():

@@ -5,7 +5,7 @@
 # usage: bench/recheck.sh RUN   (a directory, or a run name in results/bench)
 # Writes RUN/results.csv and RUN/summary.txt again, each atomically; exits
 # non-zero when a boot's output is missing or incomplete.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 [ $# -eq 1 ] || { usage_from_header; exit 2; }
 run=$1

@@ -32,7 +32,7 @@
 # statistics.  Then one profile boot per kernel at the top thread count.
 # Output: DIR/RUN/ (results.csv, boots/, profiles/, env, provenance/,
 # summary.txt); DIR/RUN.partial until complete.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 vcpus= threads= repeats=5 files=4000 workloads=create kernels="bench-global bench-hashbl"
 profile=1 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/bench icount= metric=rate precision= budget=120

@@ -13,8 +13,9 @@ make report puts the same numbers in context, with the A/A calibration.
 import os
 import sys
 
-import stats
-from runs import BenchRun, read_lines
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import stats  # noqa: E402
+from runs import BenchRun, read_lines  # noqa: E402
 
 
 def table(run):

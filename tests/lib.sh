@@ -1,6 +1,6 @@
 # Helpers for the test scripts: each check prints one line, "ok - NAME",
 # "not ok - NAME: WHY" or "skip - NAME: WHY"; tests/run.sh counts them.
-# Source after vm/functions.sh.
+# Source after lib/functions.sh.
 
 TEST_OUT=${TEST_OUT:-$LAB_BUILD/tests}
 mkdir -p "$TEST_OUT"

@@ -5,7 +5,7 @@
 #   GROUP  report series kernel check-series runner kunit vcpus torture hosts mutants bench (default: all)
 # Each group is tests/t-GROUP.sh; its checks print "ok - ...", "not ok - ..."
 # or "skip - ...".  A group that dies without checks counts as one failure.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 groups=${*:-report series kernel check-series runner kunit vcpus torture hosts mutants bench}
 out=$LAB_BUILD/tests

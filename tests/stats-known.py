@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""Known answers for bench/stats.py, worked by hand (see each comment);
+"""Known answers for lib/stats.py, worked by hand (see each comment);
 one "ok - " or "not ok - " line per check, for tests/run.sh to count."""
 import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import stats  # noqa: E402
 
 

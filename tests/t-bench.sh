@@ -4,7 +4,7 @@
 # and parsed, profiles and fs_mark run, the kernels differ in the code under
 # test); an interrupted run is never taken for a result.  No check asks that
 # a number be large: benchmarks measure, tests check behaviour.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 B=$LAB_ROOT/bench/run.sh
@@ -150,7 +150,7 @@ else
 		fail "an interrupted bench run was not marked incomplete; see $o/interrupted.log"
 	fi
 	expect_exit 2 "make report refuses an interrupted run" \
-		/usr/bin/python3 "$LAB_ROOT/bench/report.py" --results "$TEST_OUT" -o "$o" interrupted.partial
+		/usr/bin/python3 "$LAB_ROOT/report/report.py" --results "$TEST_OUT" -o "$o" interrupted.partial
 	expect_exit 2 "a second run of an existing name is refused, not clobbered" \
 		"$B" -c 2 -t 1 -n 1 -f 10 -P -o "$o" -r interrupted
 fi

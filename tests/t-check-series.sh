@@ -1,7 +1,7 @@
 #!/bin/sh
 # Test group "check-series": every file the series touches, and every user of
 # the iterators it reworks, compiles; a file that does not is caught.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 "$LAB_ROOT/vm/check-series.sh" "$TEST_OUT/check-series.txt" >/dev/null 2>"$TEST_OUT/check-series.stderr"

@@ -4,7 +4,7 @@
 # a third (127.0.0.3) refuses connections; the key and sshd are made for the
 # test and stopped after it.  Scenarios must come back judged, with the
 # login that booted them; a scenario no host could boot must fail, never pass.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 T=$LAB_ROOT/torture

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Test group "kernel": the torture flavour builds with every option it asks
 # for, contains the series' code, and rebuilds in seconds when nothing changed.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 out=$LAB_BUILD/out/torture

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Test group "kunit": the series' KUnit suite (mean_and_variance) runs in a
 # 2-vCPU guest of the torture kernel; every case is a counted check.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 o=$TEST_OUT/kunit

@@ -5,7 +5,7 @@
 # wakeup, lockdep validation, a crash) must be caught, each by the detector
 # its header names; the scoring on made-up outcomes must fail a gate that
 # missed a mutant or whose control failed.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 . "$LAB_ROOT/torture/functions.sh"
 

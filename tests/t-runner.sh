@@ -1,7 +1,7 @@
 #!/bin/sh
 # Test group "runner": the QEMU runner returns the guest's verdict, brings
 # files back, and never takes a hang, a panic or a silent power-off for a pass.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 kernel=$LAB_BUILD/out/torture/arch/x86/boot/bzImage

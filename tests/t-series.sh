@@ -1,7 +1,7 @@
 #!/bin/sh
 # Test group "series": the 2023 series is complete, keeps its authorship,
 # applies to Debian's tree, and a patch that no longer applies is named.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 P=$LAB_ROOT/patches

@@ -2,7 +2,7 @@
 # Test group "torture": a short run of every six scenario and of both
 # negative controls, each a counted check; the judge on synthetic consoles;
 # recheck.  (Broken six locks are the "mutants" group.)
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 T=$LAB_ROOT/torture

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Test group "vcpus": bad vCPU counts are refused before anything boots, and a
 # 32-vCPU guest boots on this host, with a warning when that overcommits it.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 
 for bad in 0 abc -1 2x 256; do

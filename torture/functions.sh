@@ -1,6 +1,6 @@
 # Helpers of the torture scripts.  Source it after nothing else: it sources
 # the lab's common functions.
-. "$(dirname "$0")/../vm/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 # scenario_vcpus FRAGMENT: a scenario's vCPU count, its CONFIG_NR_CPUS.
 scenario_vcpus() {

@@ -5,7 +5,7 @@
 # guest hangs at boot with the host spinning.  So KVM must prove itself by
 # booting BZIMAGE to userspace within 30 s; the answer is cached in
 # build/accel.probe until the host reboots or QEMU changes.
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 [ $# -eq 1 ] || { usage_from_header; exit 2; }
 cache=$LAB_BUILD/accel.probe

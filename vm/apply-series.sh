@@ -5,7 +5,7 @@
 # the hunk.  A patch without a diff (already in this tree, kept in the series
 # for the record) is reported and skipped.  No fuzz is allowed: the series is
 # ported to one exact tree, and a patch that needs fuzz needs a refresh.
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 [ $# -ge 2 ] || { usage_from_header; exit 2; }
 tree=$1

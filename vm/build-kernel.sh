@@ -18,7 +18,7 @@
 # valid when its tree changes: a new output directory starts as a copy of a
 # built flavour with the same fragments, and only what differs between the
 # two trees is compiled (a torture mutant: one object and the link).
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 extra_cli= name=
 while getopts e:O: opt; do

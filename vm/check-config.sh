@@ -3,7 +3,7 @@
 # usage: vm/check-config.sh DOTCONFIG FRAGMENT...
 # Kconfig silently drops an option whose dependencies are not met; this makes
 # that an error naming the option, instead of a kernel that lacks a feature.
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 [ $# -ge 2 ] || { usage_from_header; exit 2; }
 config=$1

@@ -7,7 +7,7 @@
 # also written to RESULTS_FILE (default build/out/check/check-series.txt),
 # with the compiler's output beside it (RESULTS_FILE less .txt, plus .log).
 # Exits non-zero if any file fails.
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 results=${1:-$LAB_BUILD/out/check/check-series.txt}
 [ $# -gt 0 ] && shift

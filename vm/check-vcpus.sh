@@ -3,7 +3,7 @@
 # usage: vm/check-vcpus.sh VCPUS
 # QEMU's pc machine takes at most 255 vCPUs (7.2); the lab's kernels have
 # NR_CPUS=256.  More vCPUs than host CPUs works, with a warning at boot.
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 max=255
 is_uint "$1" || die "VCPUS must be a whole number from 1 to $max, not '$1'"

@@ -2,7 +2,7 @@
 # Describe the environment of a boot: host, accelerator, QEMU, kernel, lab revision.
 # usage: vm/env.sh BZIMAGE ACCEL VCPUS MEM_MB
 # Written beside every result, so that no number stands without its context.
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 [ $# -eq 4 ] || { usage_from_header; exit 2; }
 echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -3,9 +3,10 @@
 # usage: vm/mkinitramfs.sh PAYLOAD_DIR OUTPUT.cpio.gz [MODROOT]
 # Also writes OUTPUT.manifest: what the initramfs was built from (busybox's
 # package version, the compiler, and a sha256 of every file in it).
-#   PAYLOAD_DIR  a directory with an executable script "run"; copied to /payload
+#   PAYLOAD_DIR  a directory with an executable script "run"; copied to /payload;
+#                its optional file "programs" names C sources to build into /bin
 #   MODROOT      a modules_install tree (lib/modules/...) to include
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 [ $# -ge 2 ] || { usage_from_header; exit 2; }
 payload=$1 output=$2 modroot=${3:-}
@@ -14,14 +15,23 @@ need_pkg busybox-static
 need_cmd cpio cpio
 need_cmd gzip gzip
 
-# The lab's guest programs (vm/guest/, bench/), built static so that the
-# initramfs needs no libc.
+# The guest programs, built static so that the initramfs needs no libc:
+# the runner's own (vm/guest/*.c) and those the payload names in its file
+# "programs" (paths from the lab's root), so that each stage brings its own.
 # Guests boot concurrently (packed torture): each compiler output has a
 # name of its own until it is renamed into place.
 bindir=$LAB_BUILD/guest
 mkdir -p "$bindir"
 bins=
-for src in "$LAB_ROOT"/vm/guest/*.c "$LAB_ROOT"/bench/*.c; do
+srcs="$LAB_ROOT/vm/guest/*.c"
+if [ -r "$payload/programs" ]; then
+	for p in $(sed 's/#.*//' "$payload/programs"); do
+		[ -r "$LAB_ROOT/$p" ] || die "payload $payload names a program $p that does not exist"
+		srcs="$srcs $LAB_ROOT/$p"
+	done
+fi
+# shellcheck disable=SC2086
+for src in $srcs; do
 	bin=$bindir/$(basename "$src" .c)
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
 		gcc -static -O2 -Wall -Werror -pthread -o "$bin.tmp.$$" "$src" && mv "$bin.tmp.$$" "$bin" ||

@@ -20,7 +20,7 @@
 # 5 ERROR (QEMU or runner), 130 INTERRUPTED (INT, TERM or HUP: the guest is
 # stopped before this script exits).  OUTDIR also gets console.log, qemu-cmd,
 # qemu-exit, qemu.stderr, env, kernel.config and guest/.
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 kernel= out= vcpus=2 mem= timeout= payload= modroot= bootargs= verbose= dry= icount=
 while getopts k:o:c:m:t:p:M:a:ivnh opt; do

@@ -9,7 +9,7 @@
 # unpacked tarball through hard links (GNU patch replaces the files it
 # patches, so the pristine copy is never written).  A tree is made again only
 # when the package version or a patch it uses has changed.
-. "$(dirname "$0")/functions.sh"
+. "$(dirname "$0")/../lib/functions.sh"
 
 extra=
 while getopts p: opt; do

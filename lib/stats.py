@@ -1,4 +1,5 @@
-"""The statistics behind the lab's verdicts (used by bench/report.py).
+"""The statistics behind the lab's verdicts: the report's, and those of a
+bench run's summary and PRECISION= while it runs.
 
 A comparison is of two samples of a rate (operations or acquisitions per
 second, one value per boot).  Rates are compared as ratios, so the test is
@@ -8,7 +9,7 @@ the log means, and the verdict is "better" or "worse" only when that interval
 excludes no change (p < ALPHA).  Welch's, because the two kernels need not be
 equally noisy; logarithms, because a ratio's interval must be multiplicative
 and rates are skewed.  A percentile bootstrap of the ratio of medians (what
-bench/summarize.py printed before the report existed) is calibrated beside
+the bench summary printed before the report existed) is calibrated beside
 it: with five boots a side it only fires when the two groups barely overlap,
 whatever their spread.
 

@@ -126,9 +126,9 @@ def profile_shares(name, profs, plot_dir, caption):
             bottom += v
         ax.bar(i - 0.2, 100 * p.slowpath / p.busy - bottom, 0.4, bottom=bottom, color="lightgray",
                label="callers below perf's 0.5%" if i == 0 else None)
-        ax.bar(i + 0.2, 100 * (p.hash_path or 0) / p.busy, 0.4, color="tab:red", hatch="//",
+        ax.bar(i + 0.2, 100 * (p.hash_path_pct or 0) / p.busy, 0.4, color="tab:red", hatch="//",
                label="under inode-hash functions" if i == 0 else None)
-        if not p.hash_path:
+        if not p.hash_path_pct:
             ax.annotate("none\nlisted", (i + 0.2, 0.5), ha="center", fontsize=7)
     ax.set_xticks(x, [p.kernel for p in profs])
     ax.set_ylabel("% of busy samples in the spinlock slow path")

@@ -320,7 +320,9 @@ class Profile:
 
     def __init__(self, guest, kernel):
         self.kernel, self.guest = kernel, guest
-        self.symbols, self.idle, self.hash_path, self.callers = {}, 0.0, None, []
+        # Percentages of all samples: symbols (by symbol), idle, busy,
+        # slowpath, hash_path_pct (the slow path under inode-hash functions).
+        self.symbols, self.idle, self.hash_path_pct, self.callers = {}, 0.0, None, []
         self._callchains(os.path.join(guest, "perf-report-callchains.txt"))
         self.slowpath = self.symbols.get("queued_spin_lock_slowpath", 0.0)
         self.busy = 100.0 - self.idle
@@ -360,7 +362,7 @@ class Profile:
             if sym and any("do_idle" in b for b in block):
                 self.idle += self.symbols[sym]
             if sym == "queued_spin_lock_slowpath":
-                self.hash_path, self.callers = hash_lock_share(block, self.symbols[sym])
+                self.hash_path_pct, self.callers = hash_lock_share(block, self.symbols[sym])
             sym, block = m.group(2), []
             self.symbols[sym] = self.symbols.get(sym, 0.0) + float(m.group(1))
 
@@ -404,3 +406,20 @@ def read_lines(path):
 
 def read_text(path):
     return "\n".join(read_lines(path)).strip()
+
+
+def bench_pairs(run):
+    """(title, base arm, new arm, why) for each comparison a bench run holds."""
+    arms = run.arms
+    pairs = []
+    if "bench-global" in arms and "bench-hashbl" in arms:
+        pairs.append(("bench-hashbl vs bench-global: the hash-bl inode cache (patches 20-22)",
+                      "bench-global", "bench-hashbl"))
+    if "vanilla" in arms and "bench-hashbl" in arms:
+        pairs.append(("bench-hashbl vs vanilla: the whole series (whole-series regression check)",
+                      "vanilla", "bench-hashbl"))
+    aa = [a for a in arms if a.endswith("-aa")]
+    for a in aa:
+        pairs.append(("A/A: %s vs %s booted again (calibration: nothing changed)" % (a[:-3], a[:-3]),
+                      a[:-3], a))
+    return pairs

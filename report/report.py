@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Make REPORT.md and plots/ from stored runs (make report).
 
-usage: bench/report.py [-r RESULTS] [-o OUTDIR] [--base RUN --new RUN] [RUN ...]
+usage: report/report.py [-r RESULTS] [-o OUTDIR] [--base RUN --new RUN] [RUN ...]
 
 RUN names a complete run in RESULTS/bench/ or RESULTS/torture/ (default:
 every complete run there); a RUN.partial is never reported.  --base and
@@ -20,9 +20,11 @@ import tempfile
 
 import numpy as np
 
-import plots
-import stats
-from runs import (INODE_HASH_FUNCS, SIDES, RunError, all_runs, find_runs, guest_facts)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import plots  # noqa: E402
+import stats  # noqa: E402
+from runs import (INODE_HASH_FUNCS, SIDES, RunError, all_runs, bench_pairs, find_runs,  # noqa: E402
+                  guest_facts)
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE_LOCKS = ("rwsem_lock", "mutex_lock", "percpu_rwsem_lock", "spin_lock")
@@ -95,23 +97,6 @@ def env_line(run):
 
 
 # ---------------------------------------------------------------- bench sections
-
-def bench_pairs(run):
-    """(title, base arm, new arm, why) for each comparison a bench run holds."""
-    arms = run.arms
-    pairs = []
-    if "bench-global" in arms and "bench-hashbl" in arms:
-        pairs.append(("bench-hashbl vs bench-global: the hash-bl inode cache (patches 20-22)",
-                      "bench-global", "bench-hashbl"))
-    if "vanilla" in arms and "bench-hashbl" in arms:
-        pairs.append(("bench-hashbl vs vanilla: the whole series (whole-series regression check)",
-                      "vanilla", "bench-hashbl"))
-    aa = [a for a in arms if a.endswith("-aa")]
-    for a in aa:
-        pairs.append(("A/A: %s vs %s booted again (calibration: nothing changed)" % (a[:-3], a[:-3]),
-                      a[:-3], a))
-    return pairs
-
 
 def comparison_table(run, base, new, base_run=None):
     """Rows per phase and thread count; base_run: the base side comes from
@@ -247,8 +232,8 @@ def profile_section(run):
            "threads wait for vCPUs that wait for host CPUs).", ""]
     rows = []
     for pr in profs:
-        hp = (share_of(pr.hash_path, pr.busy) if pr.hash_path
-              else "none of its listed callers" if pr.hash_path == 0
+        hp = (share_of(pr.hash_path_pct, pr.busy) if pr.hash_path_pct
+              else "none of its listed callers" if pr.hash_path_pct == 0
               else "no caller above perf's 0.5% threshold")
         callers = ", ".join("`%s` %.2f%%" % (n, p) for p, n in pr.callers[:3]) or "-"
         rows.append(["`%s`" % pr.kernel, "yes" if pr.has_hash_lock else "no (hash-bl)",
@@ -524,7 +509,7 @@ def precision_lines(run):
     if widths:
         got += "; the widest 95%% interval below is ±%.2f%%" % (100 * max(widths))
     return ["Precision: PRECISION=%s asked for every ratio's 95%% interval within ±%s%%. After a first "
-            "stage of %s repeats, Stein's two-stage rule (`bench/stats.py`, `stein_boots`) asked for "
+            "stage of %s repeats, Stein's two-stage rule (`lib/stats.py`, `stein_boots`) asked for "
             "%s repeats; the run booted %s: %s. The intervals and verdicts use the first stage's "
             "variance, which keeps the level exact (simulated A/A false-positive rate: `make test`)."
             % (pr["target_pct"], pr["target_pct"], pr["first_stage"], pr["needed"], pr["repeats"], got), ""]
@@ -609,7 +594,7 @@ def method_lines():
             "not be equally noisy; on logarithms, because a change between kernels is a ratio and "
             "rates are skewed. Bench kernels are booted interleaved (A B A' per repeat) so slow drift "
             "of the host touches every arm alike; the A/A arm measures how often this procedure "
-            "calls noise a change (Calibration, per bench run). Statistics code: `bench/stats.py`, "
+            "calls noise a change (Calibration, per bench run). Statistics code: `lib/stats.py`, "
             "tested against hand-computed answers by `make test`.", ""]
 
 
@@ -680,8 +665,8 @@ def context_lines(bench_verdicts):
            "`__pv_queued_spin_lock_slowpath` under it; bcachefs 40.43% in `inode_insert5`, 35.86% "
            "spinning.", ""]
     profs = [(run, pr) for run in bench_runs for pr in run.profiles()]
-    found = ["`%s` on `%s`: %s" % (pr.kernel, run.name, share_of(pr.hash_path, pr.busy))
-             for run, pr in profs if pr.hash_path]
+    found = ["`%s` on `%s`: %s" % (pr.kernel, run.name, share_of(pr.hash_path_pct, pr.busy))
+             for run, pr in profs if pr.hash_path_pct]
     if profs:
         line = ("Ours: in %d of %d profile boots no inode-hash function (a taker of `inode_hash_lock`, "
                 "see the profile tables) is among the spinlock slow path's callers above perf's 0.5%% "
@@ -799,7 +784,7 @@ def build(runs, base=None, new=None, plot_dir=None):
     if base:
         regen += " BASE=%s NEW=%s" % (base.name, new.name)
     head = ["# Lock lab report", "",
-            "<!-- generated by bench/report.py; regenerate, never edit -->", "",
+            "<!-- generated by report/report.py; regenerate, never edit -->", "",
             "Generated by `%s` from the runs below (results/bench/ and results/torture/). Every "
             "number comes from those runs; running the command again on them gives this file again." % regen,
             "", "## Runs", ""]
