@@ -4,8 +4,11 @@
 # usage: tests/run.sh [GROUP...]
 #   GROUP  report series kernel check-series runner kunit vcpus torture hosts mutants bench (default: all)
 # Each group is tests/t-GROUP.sh; its checks print "ok - ...", "not ok - ..."
-# or "skip - ...".  A group that dies without checks counts as one failure.
+# or "skip - ...".  A group that dies without checks, or is stopped by a
+# signal, counts as one failure.  LAB_TESTS: where the groups are (default
+# tests/; the suite's own test of this runner points it elsewhere).
 . "$(dirname "$0")/../lib/functions.sh"
+tests=${LAB_TESTS:-$LAB_ROOT/tests}
 
 groups=${*:-report series kernel check-series runner kunit vcpus torture hosts mutants bench}
 out=$LAB_BUILD/tests
@@ -13,12 +16,12 @@ mkdir -p "$out"
 : >"$out/all.txt"
 : >"$out/times.txt"
 for g in $groups; do
-	[ -r "$LAB_ROOT/tests/t-$g.sh" ] || die "no test group '$g' (no tests/t-$g.sh)"
+	[ -r "$tests/t-$g.sh" ] || die "no test group '$g' (no $tests/t-$g.sh)"
 done
 n=0
 for g in $groups; do
 	n=$((n + 1))
-	script=$LAB_ROOT/tests/t-$g.sh
+	script=$tests/t-$g.sh
 	progress test "group $g ($n of $(echo $groups | wc -w)), $(grep -c '^ok - ' "$out/all.txt") passed and $(grep -c '^not ok - ' "$out/all.txt") failed so far"
 	t0=$(date +%s)
 	sh "$script" >"$out/group-$g.txt" 2>"$out/group-$g.stderr"
@@ -26,8 +29,11 @@ for g in $groups; do
 	echo "$g $(($(date +%s) - t0))" >>"$out/times.txt"
 	cat "$out/group-$g.txt"
 	if ! grep -qE "^(not )?ok - " "$out/group-$g.txt"; then
-		echo "not ok - group $g ran no check (exit $rc); see $out/group-$g.stderr"
-		echo "not ok - group $g ran no check" >>"$out/group-$g.txt"
+		echo "not ok - group $g ran no check (exit $rc); see $out/group-$g.stderr" | tee -a "$out/group-$g.txt"
+	elif [ "$rc" -gt 128 ]; then
+		# Killed part-way: the checks it never reached would go uncounted.
+		echo "not ok - group $g was stopped by signal $((rc - 128)) after its last check; see $out/group-$g.stderr" |
+			tee -a "$out/group-$g.txt"
 	fi
 	cat "$out/group-$g.txt" >>"$out/all.txt"
 done
