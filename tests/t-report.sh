@@ -93,11 +93,11 @@ sed -n 1p "$o/orphan-file.txt" | grep -q '; 1 of these 1 boots. file systems had
 # when the overcommitted runs are noisier, and "overlap" when they are not;
 # the idle-loop count follows the profiles.
 got=$(cd "$LAB_ROOT/report" && "$PY" -c '
-import report
+import context
 def pt(over, cv, creates):
     return {"over": over, "cv": cv, "creates": creates}
-noisy = report.overcommit_findings([pt(1, 0.03, 5000), pt(16, 0.20, 400), pt(2, 0.10, 4000)], [(16, 80.0), (16, 30.0)])
-mixed = report.overcommit_findings([pt(1, 0.03, 5000), pt(16, 0.02, 6000), pt(2, 0.10, 4000)], [(1, 80.0)])
+noisy = context.overcommit_findings([pt(1, 0.03, 5000), pt(16, 0.20, 400), pt(2, 0.10, 4000)], [(16, 80.0), (16, 30.0)])
+mixed = context.overcommit_findings([pt(1, 0.03, 5000), pt(16, 0.02, 6000), pt(2, 0.10, 4000)], [(1, 80.0)])
 print("|".join(noisy)); print("|".join(mixed))')
 echo "$got" | sed -n 1p | grep -q 'Median A/A CV: 3.0% within .*10.0%-20.0% overcommitted (2 runs); every overcommitted run has more noise' &&
 	echo "$got" | sed -n 1p | grep -q 'creates/s.*every overcommitted run has a lower one-thread rate' &&

@@ -1,0 +1,128 @@
+"""The sections of REPORT.md about torture runs and the mutant gate."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import plots  # noqa: E402
+from runs import SIDES  # noqa: E402
+from markdown import COMPARISON_HEAD, comparison_row, env_line, table  # noqa: E402
+
+
+BASELINE_LOCKS = ("rwsem_lock", "mutex_lock", "percpu_rwsem_lock", "spin_lock")
+
+
+SIX_LOCKS = ("six_lock", "six_lock_pcpu")
+
+
+def torture_pairs(rates):
+    """(vcpus, long_hold, base type, new type): six sides against the
+    incumbent locks, and six's percpu reader mode against the plain six
+    lock, each only under one hold policy."""
+    pairs = []
+    for vcpus, hold in sorted({(v, h) for (_t, v, h) in rates}):
+        have = {t for (t, v, h) in rates if (v, h) == (vcpus, hold)}
+        for six in SIX_LOCKS:
+            for base in BASELINE_LOCKS:
+                if six in have and base in have:
+                    pairs.append((vcpus, hold, base, six))
+        if "six_lock" in have and "six_lock_pcpu" in have:
+            pairs.append((vcpus, hold, "six_lock", "six_lock_pcpu"))
+    return pairs
+
+
+def hold_caveat(pairs):
+    """What the rate comparisons compare, from the hold policies of the
+    pairs the run has (method text, chosen by the data)."""
+    sleeping = ("rwsem_lock", "mutex_lock", "percpu_rwsem_lock")  # 6.1 holds them for ms
+    own = [p for p in pairs if p[1] < 0 and p[2] in sleeping]
+    same = [p for p in pairs if p[1] >= 0 and p[2] in BASELINE_LOCKS]
+    out = []
+    if own:
+        out.append("%d of these pairs compare a six lock with an incumbent lock under each type's "
+                   "own 6.1 delays (long_hold=-1): a mutex is held for mdelay(20) on almost every "
+                   "acquisition, an rwsem for 10 ms (write) and 50 ms (read), a percpu_rwsem "
+                   "likewise, the six and spin locks for microseconds, so those ratios measure hold "
+                   "policies more than locks." % len(own))
+    if same:
+        out.append("%d pairs compare a six lock with an incumbent lock under one hold policy "
+                   "(long_hold=N for both: 2 us holds now and then, a long hold of N ms rarely), "
+                   "so their ratios compare the locks." % len(same))
+    if any(p[3] in SIX_LOCKS and p[2] in BASELINE_LOCKS for p in pairs):
+        out.append("A six writer takes intent and then write, two lock operations per counted write, "
+                   "where the incumbents' writers take one.")
+    if any(p[2] == "six_lock" for p in pairs):
+        out.append("six_lock_pcpu vs six_lock always share a policy, so that ratio compares the "
+                   "reader modes.")
+    return " ".join(out)
+
+
+def negatives(run):
+    n = sum(s.get("expect", "SUCCESS") != "SUCCESS" for s in run.scenarios)
+    return " (%d of them negative controls, which must fail)" % n if n else ""
+
+
+def torture_section(run, plot_dir):
+    n_ok = sum(s.get("judgement", "").startswith("PASS") for s in run.scenarios)
+    out = ["## Torture run `%s`" % run.name, "",
+           "Environment: %s." % env_line(run), "",
+           "%d of %d scenarios ended as expected%s." %
+           (n_ok, len(run.scenarios), negatives(run)), ""]
+    rows = []
+    for s in run.scenarios:
+        rows.append(["`%s`" % s["scenario"], s.get("torture_type"), s.get("vcpus"), s.get("expect"),
+                     s.get("judgement", "?").replace("|", "/")])
+    out += table(["scenario", "torture type", "vCPUs", "expected", "judgement"], rows)
+    rates = run.rates()
+    pairs = torture_pairs(rates)
+    out += ["### Acquisitions per second by lock, side and vCPU count", "",
+            "One value per boot (`N*SCENARIO` runs a scenario N times); Welch's t-test on ln(rate). "
+            + hold_caveat(pairs), ""]
+    rows, verdicts = [], []
+    for vcpus, hold, base, new in pairs:
+        for side in SIDES:
+            a, b = rates[(base, vcpus, hold)].get(side), rates[(new, vcpus, hold)].get(side)
+            if not a or not b:
+                continue
+            row, c = comparison_row([vcpus, plots.hold_label(hold) or "own", side,
+                                     "`%s`" % base, "`%s`" % new], a, b)
+            rows.append(row)
+            verdicts.append((vcpus, hold, side, base, new, c))
+    if rows:
+        out += table(["vCPUs", "hold", "side", "base", "new"] + COMPARISON_HEAD, rows)
+    else:
+        out += ["No pair of lock types at the same vCPU count in this run.", ""]
+    cap = "%s; %s" % (run.name, env_line(run))
+    f = plots.torture_plot(run.name, rates, plot_dir, cap)
+    if f:
+        out += ["![torture acquisitions per second](plots/%s)" % f, "",
+                "*Acquisitions per second by lock type, side and vCPU count (mean ± sd over boots, "
+                "log scale). %s.*" % cap, ""]
+    return out, verdicts
+
+
+def mutants_section(run):
+    """The torture's sensitivity: the mutation score, the kill matrix, and
+    every missed mutant with what it breaks and why it can be missed."""
+    sc = run.score
+    out = ["## Torture sensitivity: mutant run `%s`" % run.name, "",
+           "Each mutant is a deliberately broken `six.c` (`torture/mutants/`), built incrementally "
+           "from the torture kernel and run in the scenarios its header names "
+           "(`make torture-mutants`). A mutant is caught when one of them fails; the cell names "
+           "the detectors that fired, most specific first.", "",
+           "%s of %s mutants caught: mutation score %s%%; %s of %s controls passed; gate %s." %
+           (sc.get("caught"), sc.get("mutants"), sc.get("score_pct"), sc.get("controls_passed"),
+            sc.get("controls"), sc.get("gate")), ""]
+    rows = []
+    for m in run.mutants:
+        for k in sorted(k for k in m if k.startswith("scenario_")):
+            rows.append(["`%s`" % m["mutant"], m.get("expect", "?"), k[len("scenario_"):],
+                         m[k].replace("|", "/"), m["header"].get("Fixed-by", "")])
+        if not any(k.startswith("scenario_") for k in m):
+            rows.append(["`%s`" % m["mutant"], m.get("expect", "?"), "-", "error: " + m.get("why", "?"), ""])
+    out += table(["mutant", "expect", "scenario", "result", "fixed upstream by"], rows)
+    missed = [m for m in run.mutants if m.get("outcome") == "missed"]
+    if missed:
+        out += ["", "Missed:", ""]
+        out += ["- `%s` (%s): %s %s" % (m["mutant"], m.get("expect"), m["header"].get("Mutant", ""), m["text"])
+                for m in missed]
+    return out + [""]
