@@ -409,7 +409,8 @@ def read_text(path):
 
 
 def bench_pairs(run):
-    """(title, base arm, new arm, why) for each comparison a bench run holds."""
+    """(title, base arm, new arm) for each comparison a bench run holds: the
+    report's tables and plots and PRECISION= use this one grid."""
     arms = run.arms
     pairs = []
     if "bench-global" in arms and "bench-hashbl" in arms:

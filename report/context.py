@@ -111,7 +111,7 @@ def context_lines(bench_verdicts):
                        "over": overcommit(run), "creates": float(np.mean(one)) if one else None,
                        "cv": float(np.median(cvs)) if cvs else None,
                        "fp": float(np.mean(cal["welch"])) if cvs else None})
-    idles = [(overcommit(run), pr.idle) for run, pr in profs if run.kind == "bench"]
+    idles = [(overcommit(run), pr.idle) for run, pr in profs]
     out += overcommit_findings(points, idles)
     out += ["Overcommit and noise, measured per bench run (first arm, creates at one thread; CV and "
             "false-positive rate from the A/A calibration).", ""]

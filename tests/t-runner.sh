@@ -25,6 +25,23 @@ expect_grep '^qemu=QEMU emulator version' "$o/pass/env" "the boot records the QE
 expect_grep "qemu-system-x86_64.*-smp' '2'" "$o/pass/qemu-cmd" "the QEMU command is kept as a replayable file"
 expect_grep '^[0-9a-f]{64}  \./payload/run$' "$o/pass/initramfs.cpio.gz.manifest" \
 	"the initramfs keeps a manifest of what it was built from (payload, /init, programs)"
+# Each payload brings its own guest programs (its file "programs"): the
+# runner's own go into every guest, the bench's only into the bench's.
+grep -q '  \./bin/lab-exit$' "$o/pass/initramfs.cpio.gz.manifest" &&
+	! grep -q 'inode-create' "$o/pass/initramfs.cpio.gz.manifest" &&
+	"$LAB_ROOT/vm/mkinitramfs.sh" "$LAB_ROOT/bench/payload" "$o/bench-initramfs.cpio.gz" &&
+	grep -q '  \./bin/inode-create$' "$o/bench-initramfs.cpio.gz.manifest" &&
+	pass "a guest gets the runner's programs and only the programs its payload names" ||
+	fail "guest programs: see $o/pass/initramfs.cpio.gz.manifest and $o/bench-initramfs.cpio.gz.manifest"
+mkdir -p "$o/bad-programs"
+echo true >"$o/bad-programs/run"
+echo 'bench/no-such-program.c' >"$o/bad-programs/programs"
+"$LAB_ROOT/vm/mkinitramfs.sh" "$o/bad-programs" "$o/bad-programs.cpio.gz" >"$o/bad-programs.log" 2>&1
+rc=$?
+[ "$rc" != 0 ] && grep -q 'names a program bench/no-such-program.c that does not exist' "$o/bad-programs.log" &&
+	[ ! -e "$o/bad-programs.cpio.gz" ] &&
+	pass "a payload naming a missing program is a clear error, and no initramfs is made" ||
+	fail "a payload naming a missing program: exit $rc; see $o/bad-programs.log"
 
 # Replay: qemu-cmd boots again from anywhere after its directory moved (as
 # RUN.partial/ becomes RUN/); QEMU's own exit status for a guest exit 0 is 1.
