@@ -18,12 +18,61 @@ mkdir -p "$out"
 for g in $groups; do
 	[ -r "$tests/t-$g.sh" ] || die "no test group '$g' (no $tests/t-$g.sh)"
 done
+
+# Kernels build in the background while the groups before the first one
+# that boots them run: most groups leave part of the host idle (python on
+# one core, guests waiting on timeouts), and a cold run spends over 20
+# minutes compiling.  SCHED_IDLE: the build gets only what the groups leave,
+# so their guests' timing is not disturbed.  A group that boots a kernel
+# waits for its build first (so it never boots one being rebuilt); one
+# that builds calls vm/build-kernel.sh itself, which then finds the kernel
+# built (or builds it and reports the error, if the background build
+# failed).  LAB_TEST_PREBUILD=0 turns this off.
+group_kernel() {
+	case $1 in
+	kernel | runner | kunit | torture | hosts | mutants) echo torture ;;
+	bench | vcpus) echo bench-global ;;
+	esac
+}
+prebuild=
+for g in $groups; do
+	k=$(group_kernel "$g")
+	[ -n "$k" ] || continue
+	case " $prebuild " in *" $k "*) ;; *) prebuild="$prebuild $k" ;; esac
+done
+pb=
+if [ -n "$prebuild" ] && [ "${LAB_TEST_PREBUILD:-1}" != 0 ]; then
+	progress test "building$prebuild in the background (idle priority; log: $out/prebuild.log)"
+	rm -f "$out"/prebuilt-*
+	setsid chrt -i 0 sh -c 'o=$1; shift
+		for k in "$@"; do "$0" "$k" || break; : >"$o/prebuilt-$k"; done
+		: >"$o/prebuilt-all"' \
+		"$LAB_ROOT/vm/build-kernel.sh" "$out" $prebuild >"$out/prebuild.log" 2>&1 &
+	pb=$!
+	# Its own process group: stopped whole when the tests end or are stopped.
+	trap 'kill -TERM -$pb 2>/dev/null' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+fi
+# wait_prebuilt GROUP: until the background build of GROUP's kernel is done,
+# or the background builds have ended (one failed) or died (a zombie
+# counts as dead: kill -0 would still find it).
+wait_prebuilt() {
+	k=$(group_kernel "$1")
+	[ -n "$pb" ] && [ -n "$k" ] || return 0
+	while [ ! -e "$out/prebuilt-$k" ] && [ ! -e "$out/prebuilt-all" ] &&
+		[ -r "/proc/$pb/stat" ] && ! grep -q ') Z ' "/proc/$pb/stat"; do
+		sleep 2
+	done
+}
+
 n=0
 for g in $groups; do
 	n=$((n + 1))
 	script=$tests/t-$g.sh
 	progress test "group $g ($n of $(echo $groups | wc -w)), $(grep -c '^ok - ' "$out/all.txt") passed and $(grep -c '^not ok - ' "$out/all.txt") failed so far"
 	t0=$(date +%s)
+	wait_prebuilt "$g"
 	sh "$script" >"$out/group-$g.txt" 2>"$out/group-$g.stderr"
 	rc=$?
 	echo "$g $(($(date +%s) - t0))" >>"$out/times.txt"

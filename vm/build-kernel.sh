@@ -62,9 +62,11 @@ frags=
 for f in $FRAGMENTS; do
 	frags="$frags $LAB_ROOT/vm/kconfig/$f.config"
 done
-# ccache keys on the preprocessed source; relative paths let the flavours
-# that share a tree share cache entries.
-export CCACHE_BASEDIR=$LAB_BUILD CCACHE_NOHASHDIR=1
+# Relative paths let the flavours that share a tree share cache entries.
+# Depend mode: ccache keys on the source and the headers gcc's dependency
+# file names (the kernel passes -Wp,-MMD), so a miss runs only the compiler,
+# not the preprocessor first as well.
+export CCACHE_BASEDIR=$LAB_BUILD CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
 at=$LAB_BUILD/at
 mkdir -p "$at/src" "$at/out"
 # The fixed path needs a private mount namespace (root, or a kernel that

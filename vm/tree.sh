@@ -35,6 +35,11 @@ debver=$(debian_source_version)
 src=$LAB_BUILD/src
 pristine=$src/pristine-$debver
 mkdir -p "$src"
+# One tree.sh at a time: two builds started together (make test builds in
+# the background while its groups run) must not unpack or patch over each
+# other.
+exec 8>"$src/.lock"
+flock 8
 
 if [ ! -d "$pristine" ]; then
 	need_space "$src" 3000
