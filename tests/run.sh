@@ -22,8 +22,9 @@ done
 # Kernels build in the background while the groups before the first one
 # that boots them run: most groups leave part of the host idle (python on
 # one core, guests waiting on timeouts), and a cold run spends over 20
-# minutes compiling.  SCHED_IDLE: the build gets only what the groups leave,
-# so their guests' timing is not disturbed.  A group that boots a kernel
+# minutes compiling.  SCHED_IDLE: the build gets only what the groups leave
+# (their guests still slow down some, sharing caches and memory: mutants
+# took 559 s beside it, 427 s alone, in two cold runs).  A group that boots a kernel
 # waits for its build first (so it never boots one being rebuilt); one
 # that builds calls vm/build-kernel.sh itself, which then finds the kernel
 # built (or builds it and reports the error, if the background build

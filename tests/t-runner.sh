@@ -21,12 +21,18 @@ expect_grep '^perf version 6\.1' "$o/pass/guest/perf-version.txt" "the host's pe
 expect_grep 'cpu-clock' "$o/pass/guest/perf-stat.csv" "perf stat counts a software event in the guest"
 expect_grep '^accel=(kvm|tcg)$' "$o/pass/env" "the boot records its accelerator"
 # pci=noacpi: the link devices' ACPI methods are never run (3.3 s each in
-# the lockdep kernel under TCG).
-if grep -q 'pci=noacpi' "$o/pass/qemu-cmd" && ! grep -q 'LNK.: Enabled at IRQ' "$o/pass/console.log"; then
+# the lockdep kernel under TCG).  Negative control: the line a boot without
+# it prints (2026-12-05) is found.
+acpi_link_enabled() { grep -q 'ACPI: .*LNK.: Enabled at IRQ' "$1"; }
+if grep -q 'pci=noacpi' "$o/pass/qemu-cmd" && ! acpi_link_enabled "$o/pass/console.log"; then
 	pass "pci=noacpi: no ACPI interrupt link was enabled at boot"
 else
 	fail "pci=noacpi: an ACPI interrupt link was enabled; see $o/pass/console.log"
 fi
+echo '[    7.070190] ACPI: \_SB_.LNKD: Enabled at IRQ 11' >"$o/acpi-link-console.log"
+acpi_link_enabled "$o/acpi-link-console.log" &&
+	pass "negative control: a console whose boot enabled an ACPI link is told apart" ||
+	fail "negative control: the ACPI link line of a boot without pci=noacpi was not found"
 expect_grep "^kernel_debian_source_version=$(debian_source_version)\$" "$o/pass/env" "the boot records the kernel's source version"
 expect_grep '^qemu=QEMU emulator version' "$o/pass/env" "the boot records the QEMU version"
 expect_grep "qemu-system-x86_64.*-smp' '2'" "$o/pass/qemu-cmd" "the QEMU command is kept as a replayable file"
