@@ -22,16 +22,15 @@ expect_exit 2 "make torture refuses a HOSTS file that names no host" "$T/run.sh"
 k=$o/ssh
 # lab-drop's QEMU: the boot starts, then the host is lost.  It kills the
 # sshd of its own session, so the connection drops as a crash or a cut
-# cable would drop it (ssh exits 255 in the middle of the job).  It notes
-# the scenario it was booting: parallel's job log keeps only a job's last try.
+# cable would drop it (ssh exits 255 in the middle of the job).  Once it has,
+# it notes the scenario: parallel's job log keeps only a job's last try.
 mkdir -p "$k/lost-host"
 cat >"$k/lost-host/qemu-system-x86_64" <<'EOF'
 #!/bin/sh
-basename "$PWD" >>"$(dirname "$0")/dropped"
 sleep 2
 p=$$
 while p=$(ps -o ppid= -p "$p" | tr -d ' ') && [ "${p:-1}" -gt 1 ]; do
-	case $(ps -o args= -p "$p") in sshd:*) kill -KILL "$p"; exit 1 ;; esac
+	case $(ps -o args= -p "$p") in sshd:*) kill -KILL "$p" && basename "$PWD" >>"$(dirname "$0")/dropped"; exit 1 ;; esac
 done
 exit 1
 EOF
