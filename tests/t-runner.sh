@@ -82,6 +82,31 @@ expect_grep '^PANIC' "$o/panic/verdict" "the verdict file says PANIC"
 
 expect_exit 4 "negative control: a guest that powers off without an exit code is not a pass" boot poweroff 180
 
+# A QEMU that dies of a fault is the emulator's failure, not the guest's:
+# booted again once, kept on record, and never a pass when it keeps dying.
+# fake_qemu NAME BODY: a boot directory $o/NAME whose "QEMU" runs BODY.
+fake_qemu() {
+	rm -rf "${o:?}/$1"
+	mkdir -p "$o/$1/bin" "$o/$1/guest"
+	printf '#!/bin/sh\n%s\n' "$2" >"$o/$1/bin/qemu-system-x86_64"
+	chmod +x "$o/$1/bin/qemu-system-x86_64"
+	echo 'exec qemu-system-x86_64 "$@"' >"$o/$1/qemu-cmd"
+}
+fake_boot() {
+	PATH=$o/$1/bin:$PATH "$LAB_ROOT/vm/boot.sh" "$o/$1" 30
+}
+fake_qemu crash-once 'if [ ! -e crashed ]; then : >crashed; echo "first try" >console.log; kill -SEGV $$; fi
+echo "LAB-VERDICT: exit 0" >console.log; exit 1'
+expect_exit 0 "a QEMU that segfaults once is booted again, and the second boot's verdict stands" fake_boot crash-once
+expect_grep '^try 1: QEMU killed by SIGSEGV \(exit status 139\)' "$o/crash-once/qemu-crashes" "the crash is on record in qemu-crashes"
+expect_grep '^first try$' "$o/crash-once/console.log.crash1" "the crashed try's console is kept"
+fake_qemu crash-always 'kill -SEGV $$'
+expect_exit 5 "negative control: a QEMU that segfaults on every try is ERROR, not a pass" fake_boot crash-always
+expect_grep '^ERROR: QEMU killed by SIGSEGV .* on all 2 tries' "$o/crash-always/verdict" "the verdict names the crash"
+fake_qemu exit-69 'echo "LAB-VERDICT: exit 69" >console.log; exit 139'
+expect_exit 1 "a guest's exit code 69 (QEMU status 139, as a SIGSEGV) is FAIL, not a crash" fake_boot exit-69
+[ ! -e "$o/exit-69/qemu-crashes" ] && pass "lab-exit 69 is not booted again" || fail "lab-exit 69 was taken for a crash"
+
 expect_exit 0 "a dry run writes the QEMU command and boots nothing" \
 	"$LAB_ROOT/vm/run.sh" -n -k "$kernel" -o "$o/dry" -c 2
 [ ! -e "$o/dry/console.log" ] && pass "the dry run left no console log" || fail "the dry run booted"

@@ -122,3 +122,24 @@ rc=$?
 	pass "a truncated source tarball is a clear error naming the file; no tree is made from it" ||
 	fail "a truncated source tarball: exit $rc, see $t/err"
 rm -rf "$t"
+
+# A made tree edited afterwards (here a torture mutant applied by hand, as
+# once happened to build/src/full) is never built as it is: the next
+# tree.sh keeps it aside and makes the tree again.  The tree without patch
+# 01 (empty on 6.1) is the series, under a name no build uses.
+mutant=$LAB_ROOT/torture/mutants/relock-ignores-seq.patch
+t=$("$LAB_ROOT/vm/tree.sh" 0001 2>/dev/null)
+rm -rf "$t".edited-*
+"$LAB_ROOT/vm/tree.sh" 0001 >/dev/null 2>"$TEST_OUT/tree-unedited.log"
+[ -n "$t" ] && ! grep -q 'making' "$TEST_OUT/tree-unedited.log" &&
+	pass "control: an unedited tree is reused, not made again" ||
+	fail "an unedited tree was made again; see $TEST_OUT/tree-unedited.log"
+patch -d "$t" -p1 -s <"$mutant"
+t2=$("$LAB_ROOT/vm/tree.sh" 0001 2>"$TEST_OUT/tree-edited.log")
+aside=$(ls -d "$t".edited-* 2>/dev/null | head -n 1)
+[ "$t2" = "$t" ] && grep -q "kernel/locking/six.c changed since the tree was made" "$TEST_OUT/tree-edited.log" &&
+	patch -d "$t" -p1 -F0 -s --dry-run <"$mutant" >/dev/null 2>&1 &&
+	patch -d "$aside" -p1 -R -F0 -s --dry-run <"$mutant" >/dev/null 2>&1 &&
+	pass "negative control: a tree with a mutant applied by hand is named, kept aside and made again" ||
+	fail "a tree edited by hand was not caught; see $TEST_OUT/tree-edited.log"
+rm -rf "$t".edited-*

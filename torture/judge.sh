@@ -72,6 +72,8 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 	# Where it booted (a remote host of make torture HOSTS=, by its sshlogin).
 	[ ! -r "$d/boot-host" ] || echo "boot_host=$(cat "$d/boot-host")"
 	[ ! -r "$d/sshlogin" ] || echo "sshlogin=$(cat "$d/sshlogin")"
+	# Boots the emulator lost to its own crash before this one (vm/boot.sh).
+	echo "qemu_crashes=$(cat "$d/qemu-crashes" 2>/dev/null | wc -l)"
 	echo "expect=$expect"
 	echo "judgement=$j"
 	echo "end_of_test=${ended:-none}"

@@ -8,7 +8,8 @@
 # Trees live in build/src/ and share unchanged files with the pristine
 # unpacked tarball through hard links (GNU patch replaces the files it
 # patches, so the pristine copy is never written).  A tree is made again only
-# when the package version or a patch it uses has changed.
+# when the package version or a patch it uses has changed, or when a file a
+# patch wrote was edited since (the edited tree is kept aside, renamed).
 . "$(dirname "$0")/../lib/functions.sh"
 
 extra=
@@ -67,9 +68,22 @@ done
 
 stamp=$( (echo "$debver"; cd "$LAB_ROOT/patches" && cat $patches /dev/null) | sha256sum | cut -c1-16)
 tree=$src/$name
+old=$tree
+# A made tree is reused only while every file its patches wrote is as they
+# wrote it (.lab-sums): a hand edit, say a mutant applied to build/src/full,
+# would otherwise enter every later build of the flavours that use it.  The
+# edited tree is kept aside, and the tree made again.
 if [ "$(cat "$tree/.lab-stamp" 2>/dev/null)" = "$stamp" ]; then
-	echo "$tree"
-	exit 0
+	edited=$(cd "$tree" && sha256sum --quiet -c .lab-sums 2>/dev/null | sed -n 's/: FAILED.*$//p' | paste -sd' ' -)
+	if [ -r "$tree/.lab-sums" ] && [ -z "$edited" ]; then
+		echo "$tree"
+		exit 0
+	fi
+	if [ -n "$edited" ]; then
+		old=$tree.edited-$(date +%Y%m%d-%H%M%S)
+		mv "$tree" "$old"
+		warn "$tree: $edited changed since the tree was made; kept as $old, making it again"
+	fi
 fi
 
 progress tree "making $name tree: $(echo $patches | wc -w) patches on $LAB_SRC_PACKAGE $debver"
@@ -83,12 +97,13 @@ if [ -n "$patches" ]; then
 fi
 # Patched files whose content did not change keep the old tree's mtime, so
 # that editing one patch rebuilds only what that patch affects.
-if [ -d "$tree" ]; then
-	(cd "$LAB_ROOT/patches" && sed -n 's|^+++ b/||p' $patches /dev/null) | sort -u |
-		while read -r f; do
-			cmp -s "$tree/$f" "$tree.tmp/$f" && touch -r "$tree/$f" "$tree.tmp/$f"
-		done
+written=$( (cd "$LAB_ROOT/patches" && sed -n 's|^+++ b/||p' $patches /dev/null) | sort -u)
+if [ -d "$old" ]; then
+	for f in $written; do
+		cmp -s "$old/$f" "$tree.tmp/$f" && touch -r "$old/$f" "$tree.tmp/$f"
+	done
 fi
+(cd "$tree.tmp" && for f in $written; do [ ! -e "$f" ] || sha256sum "$f"; done) >"$tree.tmp/.lab-sums"
 printf '%s\n' $patches >"$tree.tmp/.lab-patches"
 echo "$debver" >"$tree.tmp/.lab-debian-version"
 echo "$stamp" >"$tree.tmp/.lab-stamp"
