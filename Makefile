@@ -29,6 +29,7 @@ help:
 	@echo '                         KERNELS="bench-global bench-hashbl" METRIC=rate]'
 	@echo '                        METRIC=insns: guest instructions per operation (-icount), not time'
 	@echo '                        PRECISION=3 [MAXMIN=120]: more repeats until every ratio is known to +-3%'
+	@echo '                        HOSTS=FILE: each repeat booted whole on one ssh host; compared per host'
 	@echo '  make bench-recheck    results.csv and summary.txt again from the stored boots RUN=<run>'
 	@echo '  make report           REPORT.md and plots/ from every complete run in results/'
 	@echo '                        [RUN="run ..."] or run to run [BASE=<run> NEW=<run>]'
@@ -78,11 +79,11 @@ torture: setup
 # METRIC=insns counts guest instructions per operation (-icount) instead of timing.
 metric_opt = $(if $(filter insns,$(METRIC)),-i)
 bench: setup
-	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= FILES= WORKLOADS= KERNELS= METRIC=rate|insns PRECISION= MAXMIN=]'; exit 2; }
+	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= FILES= WORKLOADS= KERNELS= METRIC=rate|insns PRECISION= MAXMIN= HOSTS=]'; exit 2; }
 	@case "$(or $(METRIC),rate)" in rate|insns) ;; *) echo "make bench: METRIC must be rate or insns, not '$(METRIC)'"; exit 2 ;; esac
 	bench/run.sh -c "$(VCPUS)" -r $(RUN) $(call opt,THREADS,-t) $(call opt,REPEATS,-n) \
 		$(call opt,FILES,-f) $(call opt,WORKLOADS,-w) $(call opt,KERNELS,-k) $(metric_opt) \
-		$(call opt,PRECISION,-W) $(call opt,MAXMIN,-B) && $(REPORT_ALL)
+		$(call opt,PRECISION,-W) $(call opt,MAXMIN,-B) $(call opt,HOSTS,-H) && $(REPORT_ALL)
 
 bench-recheck:
 	@test "$(origin RUN)" != file || { echo "usage: make bench-recheck RUN=<run in results/bench>"; exit 2; }

@@ -13,12 +13,16 @@ run=$1
 [ -r "$run/parameters" ] ||
 	die_usage "no bench run '$1' (runs: $(ls "$LAB_ROOT/results/bench" 2>/dev/null | paste -sd' ' -))"
 param() { sed -n "s/^$1=//p" "$run/parameters"; }
+# A run over hosts (make bench HOSTS=) has a host column: each boot's sshlogin.
+overhosts=$(param hosts)
 {
-	echo "arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max_thread_ops"
+	"$LAB_ROOT/bench/parse-boot.sh" -H $overhosts
 	r=1
 	while [ "$r" -le "$(param repeats)" ]; do
 		for arm in $(param arms); do
-			"$LAB_ROOT/bench/parse-boot.sh" "$arm" "${arm%-aa}" "$r" "$run/boots/$arm-r$r" || exit 1
+			d=$run/boots/$arm-r$r
+			"$LAB_ROOT/bench/parse-boot.sh" "$arm" "${arm%-aa}" "$r" "$d" \
+				${overhosts:+"$(boot_sshlogin "$d")"} || exit 1
 		done
 		r=$((r + 1))
 	done

@@ -2,7 +2,7 @@
 # The inode-create benchmark: kernels compared in one run, interleaved (make bench).
 # usage: bench/run.sh -c VCPUS [-t "THREADS"] [-n REPEATS] [-f FILES]
 #                     [-w "WORKLOADS"] [-k "KERNELS"] [-i] [-W PCT [-B MIN]] [-P]
-#                     [-r RUN] [-o DIR]
+#                     [-H HOSTS_FILE] [-r RUN] [-o DIR]
 #   -c  vCPUs of every guest (required)
 #   -t  thread counts (default 1 2 4 ... up to VCPUS)
 #   -n  repeats of every point (default 5)
@@ -19,6 +19,11 @@
 #       interval needs to be at most +-PCT% wide (Stein's two-stage rule,
 #       bench/precision.py), unless the budget runs out first
 #   -B  that budget in minutes of the whole run (default 120)
+#   -H  boot on the ssh hosts of HOSTS_FILE (make bench HOSTS=), through
+#       GNU parallel (vm/hosts.sh): every boot is prepared here, and each
+#       repeat (every kernel once, in the run's order) is booted whole on
+#       one host, one repeat a host at a time; results.csv gets a host
+#       column, and the report compares kernels within each host only
 #   -i  count instructions instead of timing (make bench METRIC=insns):
 #       every boot runs under single-threaded TCG with -icount shift=0,
 #       where guest time is instructions executed, so a phase's guest
@@ -36,7 +41,8 @@
 
 vcpus= threads= repeats=5 files=4000 workloads=create kernels="bench-global bench-hashbl"
 profile=1 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/bench icount= metric=rate precision= budget=120
-while getopts c:t:n:f:w:k:iW:B:Pr:o:h opt; do
+hosts=
+while getopts c:t:n:f:w:k:iW:B:PH:r:o:h opt; do
 	case $opt in
 	c) vcpus=$OPTARG ;;
 	t) threads=$OPTARG ;;
@@ -47,6 +53,7 @@ while getopts c:t:n:f:w:k:iW:B:Pr:o:h opt; do
 	P) profile=0 ;;
 	W) precision=$OPTARG ;;
 	B) budget=$OPTARG ;;
+	H) hosts=$OPTARG ;;
 	i) icount=-i profile=0 metric=insns ;;
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;
@@ -61,6 +68,12 @@ if [ -n "$precision" ]; then
 		die_usage "PRECISION must be a percentage above 0, not '$precision'"
 	is_uint "$budget" && [ "$budget" -ge 1 ] || die_usage "MAXMIN must be a whole number of minutes from 1, not '$budget'"
 	[ "$repeats" -ge 5 ] || die_usage "PRECISION needs REPEATS of at least 5 (the first stage), not $repeats"
+fi
+if [ -n "$hosts" ]; then
+	check_hosts_file "$hosts"
+	hosts=$(realpath "$hosts")
+	# Stein's second stage needs the first stage's spread of one host.
+	[ -z "$precision" ] || die_usage "PRECISION= and HOSTS= do not go together: the repeats a ratio needs are a host's own"
 fi
 [ "$repeats" -ge 5 ] || warn "REPEATS=$repeats: fewer than 5 repeats make wide confidence intervals"
 is_uint "$files" && [ "$files" -ge 1 ] || die_usage "FILES must be a whole number from 1, not '$files'"
@@ -128,10 +141,11 @@ bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
 	echo "mem_mib=$mem"
 	echo "order=interleaved: each repeat boots $arms in this order"
 	echo "metric=$metric"
+	[ -z "$hosts" ] || echo "hosts=hosts"
 	[ -z "$precision" ] || echo "precision_pct=$precision budget_min=$budget first_stage=$repeats" | tr ' ' '\n'
 } >"$rundir/parameters"
 
-echo "arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max_thread_ops" >"$rundir/results.csv"
+"$LAB_ROOT/bench/parse-boot.sh" -H ${hosts:+host} >"$rundir/results.csv"
 nboots=$(( $(echo $arms | wc -w) * repeats + profile * $(echo $kernels | wc -w) ))
 b=0
 t_start=$(date +%s)
@@ -144,11 +158,30 @@ left() {  # estimated minutes left, from the boots done before this one
 # guest on 2 cores did 250 creates/s at worst).
 ops=0
 for t in $threads; do ops=$((ops + t * files * nphases)); done
+dry=
 boot() {  # boot KERNEL OUTDIR "THREADS..." EXTRA_ARGS [OPERATIONS]
-	run_child "$LAB_ROOT/vm/run.sh" $icount -k "$LAB_BUILD/out/$1/arch/x86/boot/bzImage" -o "$2" -c "$vcpus" \
+	run_child "$LAB_ROOT/vm/run.sh" $icount $dry -k "$LAB_BUILD/out/$1/arch/x86/boot/bzImage" -o "$2" -c "$vcpus" \
 		-m "$mem" -t $((300 + 10 * vcpus + ${5:-$ops} / 100)) \
-		-p "$LAB_ROOT/bench/payload" -a "$(bench_args "$3") $4" 2>"$2.log" ||
+		-p "$LAB_ROOT/bench/payload" -a "$(bench_args "$3") $4" >"$2.log" 2>&1 ||
 		die "boot of $1 failed: $(cat "$2/verdict" 2>/dev/null); see $2/console.log"
+}
+# record ARM REPEAT: the results.csv rows of that arm's boot in that repeat.
+record() {
+	d=$rundir/boots/$1-r$2
+	[ "$(cat "$d/verdict" 2>/dev/null)" = PASS ] ||
+		die "boot $d on $(boot_sshlogin "$d" 2>/dev/null): $(cat "$d/verdict" 2>/dev/null); see its console.log"
+	"$LAB_ROOT/bench/parse-boot.sh" "$1" "${1%-aa}" "$2" "$d" ${hosts:+"$(boot_sshlogin "$d")"} \
+		>>"$rundir/results.csv" || die "could not parse $d"
+	[ "$(grep -c '^BENCH' "$d/guest/bench.txt")" = $((nphases * nthreads)) ] ||
+		die "boot $d reported $(grep -c '^BENCH' "$d/guest/bench.txt") results, expected $((nphases * nthreads))"
+}
+# profile_boot KERNEL: one boot at the top thread count with perf, lock
+# contention, trace-cmd and fs_mark: four create workloads and fs_mark,
+# each of FILES per thread, 13 phases.
+top=$(echo $threads | tr ' ' '\n' | tail -n 1)
+profile_boot() {
+	mkdir -p "$rundir/profiles/$1"
+	boot "$1" "$rundir/profiles/$1" "$top" "lab.profile=1" $((top * files * 13))
 }
 
 # After the first stage, PRECISION= decides how many repeats there are.
@@ -170,23 +203,52 @@ precision_stage() {
 	progress bench "PRECISION=$precision%: $need repeats needed (most by $*); $repeats fit the ${budget}-minute budget"
 	nboots=$(( $(echo $arms | wc -w) * repeats + profile * $(echo $kernels | wc -w) ))
 }
-r=1
-while [ "$r" -le "$repeats" ]; do
-	for arm in $arms; do
-		k=${arm%-aa}
-		b=$((b + 1))
-		progress bench "repeat $r of $repeats, $arm ($k): boot $b of $nboots, $vcpus vCPUs, threads $threads; about $(left) min left"
-		d=$rundir/boots/$arm-r$r
-		mkdir -p "$d"
-		boot "$k" "$d" "$threads" ""
-		"$LAB_ROOT/bench/parse-boot.sh" "$arm" "$k" "$r" "$d" >>"$rundir/results.csv" ||
-			die "could not parse $d"
-		[ "$(grep -c '^BENCH' "$d/guest/bench.txt")" = $((nphases * nthreads)) ] ||
-			die "boot $d reported $(grep -c '^BENCH' "$d/guest/bench.txt") results, expected $((nphases * nthreads))"
+# Over hosts: every boot prepared here (vm/run.sh -n), then booted there,
+# a repeat a job, and recorded here in the run's order.
+if [ -n "$hosts" ]; then
+	dry=-n jobs=
+	r=1
+	while [ "$r" -le "$repeats" ]; do
+		job=
+		for arm in $arms; do
+			mkdir -p "$rundir/boots/$arm-r$r"
+			boot "${arm%-aa}" "$rundir/boots/$arm-r$r" "$threads" ""
+			job=$job,boots/$arm-r$r
+		done
+		jobs="$jobs ${job#,}"
+		r=$((r + 1))
 	done
-	[ -z "$precision" ] || [ "$r" != "$first_stage" ] || precision_stage
-	r=$((r + 1))
-done
+	if [ "$profile" = 1 ]; then
+		for k in $kernels; do
+			profile_boot "$k"
+			jobs="$jobs profiles/$k"
+		done
+	fi
+	dry=
+	progress bench "$nboots boots prepared; booting them on the hosts of $hosts, each repeat whole on one host"
+	run_child "$LAB_ROOT/vm/hosts.sh" -1 -H "$hosts" "$rundir" $jobs ||
+		die "not every boot was made on the hosts; see $rundir/hosts.log"
+	r=1
+	while [ "$r" -le "$repeats" ]; do
+		for arm in $arms; do record "$arm" "$r"; done
+		r=$((r + 1))
+	done
+else
+	r=1
+	while [ "$r" -le "$repeats" ]; do
+		for arm in $arms; do
+			k=${arm%-aa}
+			b=$((b + 1))
+			progress bench "repeat $r of $repeats, $arm ($k): boot $b of $nboots, $vcpus vCPUs, threads $threads; about $(left) min left"
+			d=$rundir/boots/$arm-r$r
+			mkdir -p "$d"
+			boot "$k" "$d" "$threads" ""
+			record "$arm" "$r"
+		done
+		[ -z "$precision" ] || [ "$r" != "$first_stage" ] || precision_stage
+		r=$((r + 1))
+	done
+fi
 if [ -n "$precision" ]; then
 	{
 		echo "target_pct=$precision"
@@ -197,16 +259,11 @@ if [ -n "$precision" ]; then
 	} >"$rundir/precision"
 fi
 
-if [ "$profile" = 1 ]; then
-	top=$(echo $threads | tr ' ' '\n' | tail -n 1)
+if [ "$profile" = 1 ] && [ -z "$hosts" ]; then
 	for k in $kernels; do
 		b=$((b + 1))
 		progress bench "profile of $k at $top threads: perf stat, perf record, perf lock, fs_mark (boot $b of $nboots); about $(left) min left"
-		d=$rundir/profiles/$k
-		mkdir -p "$d"
-		# Four create workloads (perf stat, record, lock, trace-cmd) and
-		# fs_mark, each of FILES per thread: 13 phases at the top count.
-		boot "$k" "$d" "$top" "lab.profile=1" $((top * files * 13))
+		profile_boot "$k"
 	done
 fi
 

@@ -23,7 +23,7 @@ def table(run):
     p = run.params
     out = ["inode-create, %s vCPUs, %s, %s repeats, interleaved; mean ops/s ± sd; "
            "change against %s with its 95%% interval (Welch on ln)"
-           % (p["vcpus"], run.work(), p["repeats"], base)]
+           % (p["vcpus"], run.work(), run.n_repeats, base)]
     for phase in run.phases:
         out.append("")
         head = "%-7s %7s" % (phase, "threads")
@@ -65,8 +65,13 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         sys.exit(2)
-    run = BenchRun(sys.argv[1])
-    print("\n".join(table(run) + profiles(run)))
+    out = []
+    # A run over several hosts (make bench HOSTS=): a table per host, never pooled.
+    for run in BenchRun(sys.argv[1]).per_host():
+        if run.host is not None:
+            out += ["", "host %s (%s CPUs, %s)" % (run.host, run.env.get("host_cpus", "?"), run.env.get("host_cpu", "?"))]
+        out += table(run) + profiles(run)
+    print("\n".join(out).lstrip("\n"))
 
 
 if __name__ == "__main__":

@@ -91,6 +91,24 @@ is_uint() {
 	case "$1" in '' | *[!0-9]*) return 1 ;; esac
 }
 
+# hosts_in FILE: the sshlogins of a HOSTS file (GNU parallel's
+# --sshloginfile), one a line, without comments and blank lines.
+hosts_in() {
+	grep -v '^[[:space:]]*\(#\|$\)' "$1"
+}
+
+# check_hosts_file FILE: a usage error unless FILE names at least one host.
+check_hosts_file() {
+	hosts_in "$1" 2>/dev/null | grep -q . ||
+		die_usage "HOSTS=$1: no such file, or it names no host (one sshlogin a line)"
+}
+
+# boot_sshlogin BOOT_DIR: the host a boot was made on, as the HOSTS file
+# names it (vm/boot-job.sh's sshlogin, without parallel's "N/" CPU count).
+boot_sshlogin() {
+	sed 's|^[0-9]*/||' "$1/sshlogin"
+}
+
 # kernel_build_dir BZIMAGE: the out-of-tree build directory of a kernel image
 # (build/out/FLAVOUR for build/out/FLAVOUR/arch/x86/boot/bzImage).
 kernel_build_dir() {
@@ -119,12 +137,7 @@ record_provenance() {
 # host_env: key=value lines on this host, its QEMU and the KVM probe's
 # finding, for provenance and for every boot's env.
 host_env() {
-	echo "host=$(hostname)"
-	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-	echo "host_cpus=$(nproc)"
-	echo "host_mem_mib=$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)"
-	echo "host_kernel=$(uname -r)"
-	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	sh "$LAB_ROOT/vm/host-env.sh"
 	echo "accel_probe=$(sed -n 2p "$LAB_BUILD/accel.probe" 2>/dev/null)"
 }
 

@@ -43,11 +43,24 @@ def read_kv(path):
 
 # ---------------------------------------------------------------- runs
 
+def sshlogin(boot_dir):
+    """The host a boot was made on as the HOSTS file names it (make bench
+    HOSTS=), without GNU parallel's "N/" CPU count; None for a local boot."""
+    try:
+        with open(os.path.join(boot_dir, "sshlogin")) as f:
+            return re.sub(r"^[0-9]+/", "", f.read().strip())
+    except OSError:
+        return None
+
+
 class BenchRun:
+    """A bench run.  A run over several hosts (make bench HOSTS=) is read
+    one host at a time, BenchRun(path, host): its kernels are compared
+    within a host, never pooled across hosts; its name is RUN@HOST."""
     kind = "bench"
 
-    def __init__(self, path):
-        self.path, self.name = path, os.path.basename(path)
+    def __init__(self, path, host=None):
+        self.path, self.name, self.host = path, os.path.basename(path), host
         self.params = read_kv(os.path.join(path, "parameters"))
         self.env = read_kv(os.path.join(path, "env"))
         self.arms = self.params.get("arms", "").split()
@@ -64,6 +77,17 @@ class BenchRun:
         self.data = {}
         with open(os.path.join(path, "results.csv")) as f:
             rows = sorted(csv.DictReader(f), key=lambda r: int(r["repeat"]))
+        self.hosts = sorted({r["host"] for r in rows if r.get("host")})
+        if host is not None:
+            if host not in self.hosts:
+                raise ValueError("no boot of it was made on host '%s' (hosts: %s)" % (host, ", ".join(self.hosts)))
+            rows = [r for r in rows if r.get("host") == host]
+            self.name = "%s@%s" % (self.name, host)
+            self.env = dict(self.env, **self.host_env())
+        self.first_repeat = {}  # arm: its first repeat (on this host)
+        for r in rows:
+            self.first_repeat.setdefault(r["arm"], int(r["repeat"]))
+        self.n_repeats = len({r["repeat"] for r in rows})  # (on this host)
         for r in rows:
             key = (r["arm"], r["phase"], int(r["threads"]))
             # (ops_per_s has the precision: elapsed_s is rounded to ms)
@@ -77,6 +101,18 @@ class BenchRun:
                  for b in (sorted(os.listdir(boots)) if os.path.isdir(boots) else [])]
         if any(dates):
             self.env = dict(self.env, date=min(d for d in dates if d))
+
+    def host_env(self):
+        """This host's facts (host-env, written there by vm/boot-job.sh),
+        which replace the preparing host's in the run's env."""
+        boots = os.path.join(self.path, "boots")
+        for b in sorted(os.listdir(boots)):
+            if sshlogin(os.path.join(boots, b)) == self.host:
+                e = read_kv(os.path.join(boots, b, "host-env"))
+                if e.get("host_cpus", "").isdigit() and self.env.get("vcpus", "").isdigit():
+                    e["overcommit"] = "%.2f" % (int(self.env["vcpus"]) / int(e["host_cpus"]))
+                return dict(e, sshlogin=self.host)
+        return {"sshlogin": self.host}
 
     def work(self):
         """What one measurement did: fixed files per thread, or (older
@@ -99,11 +135,12 @@ class BenchRun:
         and busy_s (elapsed time x threads) are the workload's phases'."""
         out = []
         for arm in [a for a in self.arms if not a.endswith("-aa")]:
-            guest = os.path.join(self.path, "boots", arm + "-r1", "guest")
+            rep = str(self.first_repeat.get(arm, 1))
+            guest = os.path.join(self.path, "boots", "%s-r%s" % (arm, rep), "guest")
             if not os.path.isdir(guest):
                 continue
             with open(os.path.join(self.path, "results.csv")) as f:
-                rows = [r for r in csv.DictReader(f) if r["arm"] == arm and r["repeat"] == "1"]
+                rows = [r for r in csv.DictReader(f) if r["arm"] == arm and r["repeat"] == rep]
             for name in sorted(os.listdir(guest)):
                 m = re.match(r"lock_stat-inode_hash_lock-(\d+)-(\w+)\.txt$", name)
                 if not m:
@@ -128,7 +165,15 @@ class BenchRun:
         if not os.path.isdir(pdir):
             return []
         return [Profile(os.path.join(pdir, k, "guest"), k) for k in sorted(os.listdir(pdir))
-                if os.path.isdir(os.path.join(pdir, k, "guest"))]
+                if os.path.isdir(os.path.join(pdir, k, "guest"))
+                and (self.host is None or sshlogin(os.path.join(pdir, k)) == self.host)]
+
+    def per_host(self):
+        """The run as it is read: itself, or one view per host for a run
+        made on several."""
+        if not self.hosts or self.host is not None:
+            return [self]
+        return [BenchRun(self.path, h) for h in self.hosts]
 
 
 class TortureRun:
@@ -188,15 +233,26 @@ def _num(s):
 
 
 def find_runs(results, names):
+    """The runs of these names; a bench run made on several hosts comes as
+    one run per host, RUN@HOST, and RUN@HOST names one of them."""
     runs = []
     for name in names:
+        name, _at, host = name.partition("@")
+        if host:
+            path = os.path.join(results, "bench", name)
+            try:
+                runs.append(BenchRun(path, host))
+            except (OSError, KeyError, ValueError) as e:
+                raise RunError("no bench run '%s@%s': %s" % (name, host, e))
+            continue
         if name.endswith(".partial"):
             raise RunError("run '%s' is incomplete (.partial): it is never reported" % name)
         found = [os.path.join(results, k, name) for k in KINDS
                  if os.path.isdir(os.path.join(results, k, name))]
         if not found:
             raise RunError("no run '%s' in %s/{%s}" % (name, results, ",".join(KINDS)))
-        runs.append(load_run(found[0]))
+        run = load_run(found[0])
+        runs += run.per_host() if run.kind == "bench" else [run]
     return runs
 
 

@@ -59,9 +59,13 @@ def bench_section(run, plot_dir):
     out = ["## Bench run `%s`" % run.name, ""]
     p = run.params
     out += ["inode-create in %s-vCPU guests: threads %s, %s, %s repeats, arms %s; %s." %
-            (p.get("vcpus"), p.get("threads", "").strip(), run.work(), p.get("repeats"),
+            (p.get("vcpus"), p.get("threads", "").strip(), run.work(), run.n_repeats,
              ", ".join(run.arms), p.get("order", "")), "",
             "Environment: %s; run started %s." % (env_line(run), run.env.get("date", "?")), ""]
+    if run.host is not None:
+        out += ["Booted over ssh hosts (`make bench HOSTS=`): %s; this section is host `%s`'s repeats "
+                "(each repeat booted every kernel on one host), and its comparisons are within this "
+                "host only, never pooled across hosts." % (", ".join("`%s`" % h for h in run.hosts), run.host), ""]
     out += insns_lines(run) if run.insns else overcommit_lines(run)
     out += precision_lines(run)
     if run.lockdep_kernels():

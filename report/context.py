@@ -4,6 +4,7 @@ bench runs."""
 import numpy as np
 
 from markdown import share_of, span, table
+from runs import guest_facts
 
 
 ORPHAN_CALLERS = ("__ext4_unlink", "ext4_evict_inode", "ext4_orphan_add", "ext4_orphan_del")
@@ -108,19 +109,49 @@ def context_lines(bench_verdicts):
         one = run.samples(run.arms[0], "create", run.threads[0]) if run.arms and run.threads else []
         cvs = [x for p in cal["points"] for x in p[2:4]] if cal and cal["m"] else []
         points.append({"run": run.name, "vcpus": run.params.get("vcpus"),
+                       "clock": guest_facts(run, run.arms[0])["clocksource"] if run.arms else None,
                        "over": overcommit(run), "creates": float(np.mean(one)) if one else None,
                        "cv": float(np.median(cvs)) if cvs else None,
                        "fp": float(np.mean(cal["welch"])) if cvs else None})
     idles = [(overcommit(run), pr.idle) for run, pr in profs]
     out += overcommit_findings(points, idles)
-    out += ["Overcommit and noise, measured per bench run (first arm, creates at one thread; CV and "
-            "false-positive rate from the A/A calibration).", ""]
-    rows = [["`%s`" % p["run"], p["vcpus"], "%.2f" % p["over"] if p["over"] is not None else "?",
+    out += vcpu_cost_lines(points)
+    out += ["Overcommit and noise, measured per bench run (first arm, creates at one thread; the "
+            "guest's clocksource from its first boot; CV and false-positive rate from the A/A "
+            "calibration).", ""]
+    rows = [["`%s`" % p["run"], p["vcpus"], p["clock"] or "?", "%.2f" % p["over"] if p["over"] is not None else "?",
              "%.0f" % p["creates"] if p["creates"] is not None else "-",
              "%.1f%%" % (100 * p["cv"]) if p["cv"] is not None else "-",
              "%.1f%%" % (100 * p["fp"]) if p["fp"] is not None else "-"] for p in points]
-    return out + table(["run", "vCPUs", "overcommit", "creates/s, 1 thread", "median CV",
+    return out + table(["run", "vCPUs", "clocksource", "overcommit", "creates/s, 1 thread", "median CV",
                         "Welch false-positive rate"], rows)
+
+
+def vcpu_cost_lines(points):
+    """What idle vCPUs cost one thread, per kind of guest (its clocksource:
+    hpet on the old qemu64 guest, tsc on the one with an invariant TSC and
+    a tickless idle): the mean one-thread create rate of the runs with the
+    fewest vCPUs over that of the runs with the most."""
+    out = []
+    for clock in sorted({p["clock"] for p in points if p["clock"]}):
+        mine = [p for p in points if p["clock"] == clock and p["creates"] and str(p["vcpus"]).isdigit()]
+        counts = sorted({int(p["vcpus"]) for p in mine})
+        if len(counts) < 2:
+            continue
+        ends = []
+        for v in (counts[0], counts[-1]):
+            runs = [p for p in mine if int(p["vcpus"]) == v]
+            rate = float(np.mean([p["creates"] for p in runs]))
+            ends.append((v, rate, "%s, %.0f/s" % (", ".join("`%s`" % p["run"] for p in runs), rate)
+                         if len(runs) == 1 else "%d runs: %s, mean %.0f/s" % (
+                             len(runs), ", ".join("`%s`" % p["run"] for p in runs), rate)))
+        (few, few_rate, few_what), (many, many_rate, many_what) = ends
+        out.append("- Guests on clocksource `%s`: one thread created files %.1fx slower at %d vCPUs "
+                   "(%s) than at %d vCPUs (%s)." % (clock, few_rate / many_rate, many, many_what, few, few_what))
+    if not out:
+        return []
+    return ["What idle vCPUs cost one thread, per kind of guest (means over each run's boots; the "
+            "host's own speed varies by about 16%, README):", ""] + out + [""]
 
 
 def overcommit(run):

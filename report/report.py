@@ -210,7 +210,14 @@ def main():
         if not names:
             raise ReportError("no complete runs in %s: run make torture or make bench first" % args.results)
         runs = find_runs(args.results, names)
-        pair = [runs[names.index(n)] for n in (args.base, args.new)] if args.base else [None, None]
+        byname = {r.name: r for r in runs}
+        pair = [None, None]
+        if args.base:
+            for n in (args.base, args.new):
+                if n not in byname:  # a run made on several hosts is read per host
+                    raise RunError("run %s was made on several hosts; compare one host's: %s" % (
+                        n, " ".join(r.name for r in runs if r.name.startswith(n + "@"))))
+            pair = [byname[args.base], byname[args.new]]
         os.makedirs(os.path.join(tmp, "plots"))
         text = build(runs, *pair, plot_dir=os.path.join(tmp, "plots"))
         with open(os.path.join(tmp, "REPORT.md"), "w") as f:

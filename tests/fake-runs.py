@@ -22,6 +22,8 @@ bench/fake-p, fake-q (2 vCPUs): fake-a's arms as PRECISION= runs that ran out
   of budget (fake-p) and reached the target (fake-q); fake-q also counts
   instructions (METRIC=insns): 1e9 / rate instructions per operation, with
   the 0.03% noise of an instruction count.
+bench/fake-h (2 vCPUs): a run over two ssh hosts (HOSTS=): bench-hashbl 1.5x
+  bench-global on lab-a (16 CPUs) and 1/1.5 on lab-b (8 CPUs).
 mutants/fake-m: a mutant caught by a lock stall, a may-miss mutant missed
   (with its reason), a control that passed: 1 of 2 caught.
 mutants/fake-n: the same with both mutants caught.
@@ -52,16 +54,44 @@ def bench(results, name, vcpus, arms):
     write(os.path.join(d, "env"), "date=2026-01-01T00:00:00Z\nhost_cpus=2\nhost_cpu=fake\naccel=tcg\n"
           "vcpus=%d\novercommit=1.00\nqemu=QEMU emulator version 7.2\nlab_git_rev=0123456789ab\n"
           "kernel_debian_source_version=6.1.0-fake\n" % vcpus)
-    rows = ["arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max_thread_ops"]
-    for r in range(5):
+    write(os.path.join(d, "results.csv"), "\n".join([HEADER] + rows(arms, range(1, 6))) + "\n")
+    return d
+
+
+HEADER = "arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max_thread_ops"
+
+
+def rows(arms, repeats, host=None):
+    """results.csv rows: the i-th of these repeats has noise[i]."""
+    out = []
+    for i, r in enumerate(repeats):
         for arm, (factor, noise) in arms.items():
             for t in (1, 2):
-                for i, phase in enumerate(("create", "lookup", "unlink")):
-                    v = 1000 * (i + 1) * t * factor * (1 + noise[r])
-                    rows.append("%s,%s,%d,%d,%s,%d,1.0,%.1f,1,1" % (arm, arm.replace("-aa", ""), r + 1, t,
-                                                                    phase, v, v))
-    write(os.path.join(d, "results.csv"), "\n".join(rows) + "\n")
-    return d
+                for j, phase in enumerate(("create", "lookup", "unlink")):
+                    v = 1000 * (j + 1) * t * factor * (1 + noise[i])
+                    out.append("%s,%s,%d,%d,%s,%d,1.0,%.1f,1,1%s" % (arm, arm.replace("-aa", ""), r, t, phase,
+                                                                     v, v, "," + host if host else ""))
+    return out
+
+
+def over_hosts(results, name, hosts):
+    """A run over ssh hosts (make bench HOSTS=): hosts [(sshlogin, CPUs,
+    arms)], five repeats each, alternating (r1 on the first, r2 on the
+    second ...), each boot with the sshlogin and host-env it brings back."""
+    d = bench(results, name, 2, hosts[0][2])
+    with open(os.path.join(d, "parameters"), "a") as f:
+        f.write("hosts=hosts\nrepeats=%d\n" % (5 * len(hosts)))  # (read_kv: the last one counts)
+    out = [HEADER + ",host"]
+    for h, (login, cpus, arms) in enumerate(hosts):
+        repeats = range(h + 1, 5 * len(hosts) + 1, len(hosts))
+        out += rows(arms, repeats, login)
+        for r in repeats:
+            for arm in arms:
+                b = os.path.join(d, "boots", "%s-r%d" % (arm, r))
+                write(os.path.join(b, "sshlogin"), "%d/%s\n" % (cpus, login))
+                write(os.path.join(b, "host-env"), "host=%s.example\nhost_cpus=%d\nhost_cpu=fake %s\n"
+                      % (login, cpus, login))
+    write(os.path.join(d, "results.csv"), "\n".join(out) + "\n")
 
 
 def profile(run_dir):
@@ -196,6 +226,12 @@ def main():
             f.write("metric=%s\nprecision_pct=3\nbudget_min=10\nfirst_stage=5\n" % metric)
         write(os.path.join(d, "precision"), "target_pct=3\nfirst_stage=5\nneeded=%d\nrepeats=5\nstop=%s\n"
               % (12 if stop == "budget" else 5, stop))
+    # hash-bl 1.5x on one host and 1/1.5 on the other: pooled, no change
+    # (and a wide interval); per host, better on one and worse on the other.
+    over_hosts(results, "fake-h", [
+        ("lab-a", 16, {"bench-global": (1.0, NOISE), "bench-hashbl": (1.5, SHUFFLE), "bench-global-aa": (1.0, SHUFFLE)}),
+        ("lab-b", 8, {"bench-global": (1.0, NOISE), "bench-hashbl": (1 / 1.5, SHUFFLE),
+                      "bench-global-aa": (1.0, SHUFFLE)})])
     torture(results, "fake-t")
     torture(results, "fake-u", long_hold=0)
     mutants(results, "fake-m", False)

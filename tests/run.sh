@@ -2,7 +2,7 @@
 # The lab's test suite: run the test groups, count every check, and end with
 # the line "N passed, N failed".
 # usage: tests/run.sh [GROUP...]
-#   GROUP  report series kernel check-series runner kunit torture hosts mutants bench vcpus (default: all)
+#   GROUP  report series kernel check-series runner kunit torture mutants bench hosts vcpus (default: all)
 # Each group is tests/t-GROUP.sh; its checks print "ok - ...", "not ok - ..."
 # or "skip - ...".  A group that dies without checks, or is stopped by a
 # signal, counts as one failure.  LAB_TESTS: where the groups are (default
@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib/functions.sh"
 tests=${LAB_TESTS:-$LAB_ROOT/tests}
 
-groups=${*:-report series kernel check-series runner kunit torture hosts mutants bench vcpus}
+groups=${*:-report series kernel check-series runner kunit torture mutants bench hosts vcpus}
 out=$LAB_BUILD/tests
 mkdir -p "$out"
 : >"$out/all.txt"

@@ -160,6 +160,37 @@ for p in fake-a-rates fake-a-ratio fake-a-profile fake-a-contention fake-t-tortu
 	head -c 4 "$o/out/plots/$p.png" 2>/dev/null | grep -q PNG && grep -q "(plots/$p.png)" "$rep" &&
 		pass "report: plot $p.png made and embedded" || fail "report: plot $p.png missing"
 done
+# A run over two ssh hosts (HOSTS=) is read per host, never pooled:
+# hash-bl is 1.5x on lab-a and 1/1.5 on lab-b.  Negative control: pooled,
+# the same samples show no significant change.
+expect_grep '^- `fake-h@lab-a`, 2 vCPUs, `bench-hashbl` vs `bench-global` create/s: better at 1, 2 threads' "$rep" \
+	"report: a run over hosts is compared within its first host (better there)"
+expect_grep '^- `fake-h@lab-b`, 2 vCPUs, `bench-hashbl` vs `bench-global` create/s: worse at 1, 2 threads' "$rep" \
+	"report: and within its second host (worse there)"
+expect_grep '^\| `fake-h@lab-b` \| bench \| [^|]* \| 8 \| tcg \| 2 \| 0\.25 \|' "$rep" \
+	"report: each host's section has that host's CPUs and overcommit (from the host-env it brought back)"
+! grep -q '^## Bench run `fake-h`$' "$rep" && pass "report: no section pools the two hosts" ||
+	fail "report: a section pools the hosts of fake-h"
+pooled=$(cd "$LAB_ROOT/lib" && "$PY" -c '
+import sys, runs, stats
+r = runs.BenchRun(sys.argv[1])
+print(stats.Comparison(r.samples("bench-global", "create", 1), r.samples("bench-hashbl", "create", 1)).significant)' \
+	"$o/results/bench/fake-h")
+[ "$pooled" = False ] && pass "negative control: pooled over both hosts, the same samples show no change" ||
+	fail "negative control: pooled samples gave significant=$pooled"
+# What idle vCPUs cost one thread, per kind of guest: computed from the
+# runs' points, and said only where a guest kind has two vCPU counts.
+cost=$(cd "$LAB_ROOT/report" && "$PY" -c '
+import sys
+sys.path.insert(0, "../lib")
+from context import vcpu_cost_lines
+p = lambda run, v, clock, c: {"run": run, "vcpus": str(v), "clock": clock, "creates": c}
+print("\n".join(vcpu_cost_lines([p("a", 4, "hpet", 5000.0), p("b", 32, "hpet", 250.0), p("c", 4, "hpet", 4000.0),
+                                  p("d", 2, "tsc", 6000.0)])))')
+echo "$cost" | grep -q '^- Guests on clocksource `hpet`: one thread created files 18\.0x slower at 32 vCPUs (`b`, 250/s) than at 4 vCPUs (2 runs: `a`, `c`, mean 4500/s)\.$' &&
+	! echo "$cost" | grep -q '`tsc`' &&
+	pass "report: the cost of idle vCPUs is computed per guest kind, and not said for a kind run at one vCPU count" ||
+	fail "report: the idle-vCPU cost lines: $cost"
 cp -r "$o/out" "$o/first"
 "$PY" "$R" -r "$o/results" -o "$o/out" >/dev/null 2>&1
 diff -r "$o/first" "$o/out" >/dev/null && pass "report: the same runs give the same REPORT.md and plots" ||
@@ -172,11 +203,14 @@ expect_grep '^## Run to run: `fake-a` \(base\) vs `fake-b` \(new\)' "$rep" "repo
 [ "$(sed -n '/^### `bench-hashbl`$/,/^##/p' "$rep" | grep -c 'no significant change')" = 6 ] &&
 	pass "report: an unchanged kernel reads no change run to run" || fail "report: unchanged kernel flagged run to run"
 
+check "report: BASE= one host's part of a run over hosts" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-h@lab-a --new fake-a
+
 # Bad input: a clear error, exit 2, and the last report stays as it was.
 cp "$rep" "$o/last.md"
 expect_exit 2 "report refuses BASE without NEW" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-a
 expect_exit 2 "report refuses runs of different vCPUs as run to run" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-a --new fake-c
 expect_exit 2 "report refuses a bench run against a torture run" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-a --new fake-t
+expect_exit 2 "report refuses a run over several hosts as BASE= (a host's part can be)" "$PY" "$R" -r "$o/results" -o "$o/out" --base fake-h --new fake-a
 expect_exit 2 "report refuses an interrupted run" "$PY" "$R" -r "$o/results" -o "$o/out" fake-d.partial
 expect_exit 2 "report refuses an unknown run" "$PY" "$R" -r "$o/results" -o "$o/out" no-such-run
 printf 'arm,repeat\nbench-global,x\n' >"$o/results/bench/fake-c/results.csv"
@@ -184,11 +218,11 @@ expect_exit 2 "report refuses an unreadable run" "$PY" "$R" -r "$o/results" -o "
 expect_exit 2 "make report BASE= without NEW= says how to call it" make -s -C "$LAB_ROOT" report BASE=x
 [ -z "$(ls -d "$o"/out/.report.* 2>/dev/null)" ] && pass "report: refused calls leave no half-made report behind" ||
 	fail "report: a refused call left $(ls -d "$o"/out/.report.*)"
-# A full file system: a 64 KiB tmpfs holds the last REPORT.md but not the
-# plots.  The report fails with a clear error and the last one stays whole.
+# A full file system: a tmpfs 32 KiB larger than the last REPORT.md holds
+# it but not the plots.  The report fails with a clear error and the last one stays whole.
 mkdir -p "$o/full"
 unshare -m --propagation private sh -c '
-	mount -t tmpfs -o size=64k tmpfs "$1" && cp "$2" "$1/REPORT.md" || exit 98
+	mount -t tmpfs -o size=$(($(wc -c <"$2") / 1024 + 32))k tmpfs "$1" && cp "$2" "$1/REPORT.md" || exit 98
 	"$3" "$4" -r "$5" -o "$1" fake-a >"$1/../full.log" 2>&1
 	rc=$?
 	cmp -s "$2" "$1/REPORT.md" || rc=99

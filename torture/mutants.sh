@@ -31,7 +31,7 @@ while getopts m:Fd:j:H:r:o:h opt; do
 	F) fast=1 ;;
 	d) duration=$OPTARG ;;
 	j) spread="-j $OPTARG" ;;
-	H) [ -r "$OPTARG" ] || die_usage "no hosts file $OPTARG"
+	H) check_hosts_file "$OPTARG"
 	   spread="-H $(realpath "$OPTARG")" ;;
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;

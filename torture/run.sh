@@ -8,7 +8,7 @@
 #   -j  host CPUs to pack scenarios onto (default: this host's): scenarios
 #       whose vCPUs fit together boot at once, as with kvm.sh --cpus
 #   -H  boot the scenarios on the ssh hosts of HOSTS_FILE instead, through
-#       GNU parallel (torture/hosts.sh); built and judged here
+#       GNU parallel (vm/hosts.sh); built and judged here
 #   -r  run name (default: UTC date and time)
 #   -o  where runs go (default results/torture)
 #   -f  kernel flavour (default torture)
@@ -52,8 +52,7 @@ is_uint "$duration" && [ "$duration" -ge 1 ] || die_usage "DURATION must be a wh
 [ -z "$vcpus" ] || "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
 is_uint "$cpus" && [ "$cpus" -ge 1 ] || die_usage "CPUS must be a whole number of host CPUs from 1, not '$cpus'"
 [ -z "$extra" ] || [ -r "$LAB_ROOT/$extra" ] || die_usage "no patch $extra (a path from the lab's root)"
-[ -z "$hosts" ] || grep -qv '^[[:space:]]*\(#\|$\)' "$hosts" 2>/dev/null ||
-	die_usage "HOSTS=$hosts: no such file, or it names no host (one sshlogin a line)"
+[ -z "$hosts" ] || check_hosts_file "$hosts"
 [ -z "$hosts" ] || hosts=$(realpath "$hosts")
 host_lock shared
 run_create "$dir" "$run"
@@ -92,7 +91,7 @@ if [ -n "$hosts" ]; then
 		"$LAB_ROOT/torture/scenario.sh" -P -k "$kout" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s" ||
 			die "could not prepare $s; see $rundir/$s/run.log"
 	done
-	run_child "$LAB_ROOT/torture/hosts.sh" -H "$hosts" -k "$kout" "$rundir" $scenarios
+	run_child "$LAB_ROOT/vm/hosts.sh" -H "$hosts" "$rundir" $scenarios
 	for s in $scenarios; do
 		"$LAB_ROOT/torture/scenario.sh" -J -o "$rundir/$s" "$s"
 	done

@@ -6,7 +6,7 @@
 #   INSTANCE      a scenario of torture/configs/, or a repeat of one (SIX-4.2)
 #   -c            vCPUs (default: the scenario's CONFIG_NR_CPUS)
 #   -P            prepare only: the files, initramfs and qemu-cmd, no boot
-#                 (the boot is made elsewhere: torture/hosts.sh)
+#                 (the boot is made elsewhere: vm/hosts.sh)
 #   -J            judge only, a boot made elsewhere (-k and -d unused)
 # Writes SCENARIO_DIR/: config-fragment, config-required, boot, expect,
 # schedule (when it started and ended), the runner's files (console.log,
