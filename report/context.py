@@ -128,10 +128,9 @@ def context_lines(bench_verdicts):
 
 
 def vcpu_cost_lines(points):
-    """What idle vCPUs cost one thread, per kind of guest (its clocksource:
-    hpet on the old qemu64 guest, tsc on the one with an invariant TSC and
-    a tickless idle): the mean one-thread create rate of the runs with the
-    fewest vCPUs over that of the runs with the most."""
+    """What idle vCPUs cost one thread, per kind of guest (its clocksource,
+    read from each run's first boot): the mean one-thread create rate of
+    the runs with the fewest vCPUs over that of the runs with the most."""
     out = []
     for clock in sorted({p["clock"] for p in points if p["clock"]}):
         mine = [p for p in points if p["clock"] == clock and p["creates"] and str(p["vcpus"]).isdigit()]
@@ -150,8 +149,8 @@ def vcpu_cost_lines(points):
                    "(%s) than at %d vCPUs (%s)." % (clock, few_rate / many_rate, many, many_what, few, few_what))
     if not out:
         return []
-    return ["What idle vCPUs cost one thread, per kind of guest (means over each run's boots; the "
-            "host's own speed varies by about 16%, README):", ""] + out + [""]
+    return ["What idle vCPUs cost one thread, per kind of guest (means over each run's boots; runs "
+            "made at different times on a host whose own speed varies, see README):", ""] + out + [""]
 
 
 def overcommit(run):

@@ -14,13 +14,14 @@
 # Each host needs QEMU, rsync and perl (GNU parallel's remote side); it gets
 # the kernels, vm/boot.sh, boot-job.sh, host-env.sh and the job's boot
 # directories (initramfs, qemu-cmd) under ~/lab-hosts/RUN, and each boot
-# comes back with console.log, verdict, guest/, sshlogin and host-env.  A job that cannot
-# boot on a host (ssh error, QEMU missing or dead) is tried whole on another
-# host: at most twice as many tries as hosts, parallel giving each retry
-# to a host it failed on least (with one try a host, CI on 2026-12-05 saw a
-# scenario's last try end on the host that always drops, not tried again;
-# parallel's job log keeps no earlier try, so hosts.log now records each);
-# a boot no host made gets the verdict "ERROR: not booted", never a pass.  Writes RUN_DIR/hosts (the file), hosts.joblog
+# comes back with console.log, verdict, guest/, sshlogin and host-env.  A
+# job that cannot boot on a host (ssh error, QEMU missing or dead) is tried
+# whole on another host: at most twice as many tries as hosts, parallel
+# giving each retry to a host it failed on least (with one try a host, CI
+# on 2026-12-05 saw a scenario's last try end on the host that always
+# drops, not tried again; parallel's job log keeps no earlier try, so
+# hosts.log records each).  A boot no host made gets the verdict "ERROR:
+# not booted", never a pass.  Writes RUN_DIR/hosts (the file), hosts.joblog
 # (parallel's: host, times and exit of each job's last try) and hosts.log.
 . "$(dirname "$0")/../lib/functions.sh"
 
@@ -58,8 +59,8 @@ for job in "$@"; do
 		s=$stagedir/j$n/$(basename "$b")
 		cp -r "$rundir/$b" "$s"
 		basename "$b" >>"$stagedir/j$n/boots"
-		k=$(sed -n 's/^# kernel=\([^ ]*\) .*/\1/p' "$s/qemu-cmd")
-		[ -r "$k" ] || die "$rundir/$b/qemu-cmd names no readable kernel ($k)"
+		k=$(sed -n 's/^kernel=//p' "$s/env")
+		[ -r "$k" ] || die "$rundir/$b/env names no readable kernel ($k)"
 		i=$(printf '%s\n' $kernels | grep -nxF "$k" | cut -d: -f1)
 		[ -n "$i" ] || { kernels="$kernels $k"; i=$(echo $kernels | wc -w); cp "$k" "$stagedir/k$i.bzImage"; }
 		echo "k$i.bzImage" >"$s/lab-kernel"
