@@ -53,7 +53,9 @@ if ! "$LAB_ROOT/vm/check-config.sh" "$kout/.config" "$sd/config-required" 2>"$sd
 	echo "FAIL: the torture kernel lacks options of $s; see config-check.log" >"$sd/judgement"
 	exit 1
 fi
-timeout=$((120 + 5 * c + duration + 60))
+# The end-of-test liveness check of locktorture may wait 2 * stall_secs.
+stall=$(tr ' ' '\n' <"$sd/boot" | sed -n 's/^locktorture\.stall_secs=//p' | tail -n 1)
+timeout=$((120 + 5 * c + duration + 60 + 2 * ${stall:-0}))
 echo "$timeout" >"$sd/timeout"
 dry=
 [ "$mode" = prepare ] && dry=-n
