@@ -25,6 +25,26 @@ for p in "$M"/*.patch; do
 	done
 	pass "mutant $m has a complete header"
 done
+# Every mutant applies, without fuzz, to the series as it is now.  The fast
+# gate below builds only a few, and a mutant that a change to the series
+# left behind would give the full gate an error, not a verdict.
+applies() {  # applies TREE PATCH
+	patch -d "$1" -p1 -F0 -s --dry-run <"$2" >/dev/null 2>&1
+}
+if tree=$("$LAB_ROOT/vm/tree.sh" 2>"$o/tree.log"); then
+	for p in "$M"/*.patch; do
+		applies "$tree" "$p" && pass "mutant $(basename "$p" .patch) applies to the series" ||
+			fail "mutant $(basename "$p" .patch) does not apply to the series (patch -F0 --dry-run in $tree)"
+	done
+	# Negative control: one context line of a mutant changed, as an edit
+	# of the series would.
+	p=$M/excl-write-ignores-readers.patch
+	awk '/^@@/ { hunk = 1 } hunk && !done && /^ / { print $0 "x"; done = 1; next } 1' "$p" >"$o/stale.patch"
+	applies "$tree" "$o/stale.patch" && fail "a mutant whose context the series no longer has still applies" ||
+		pass "negative control: a mutant whose context changed does not apply"
+else
+	fail "vm/tree.sh could not make the series' tree; see $o/tree.log"
+fi
 n=$(ls "$M"/*.patch | wc -l)
 [ "$n" -ge 16 ] && pass "the gate has $n mutants (at least 16)" || fail "only $n mutants"
 
