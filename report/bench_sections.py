@@ -45,14 +45,16 @@ def calibration(run, arm):
             c = stats.Comparison(a, a2)
             observed += c.significant
             w = stats.false_positive_rate(a, a2, stats.welch_significant)
-            b = stats.false_positive_rate(a, a2, lambda x, y: stats.bootstrap_significant(x, y, rng))
+            b = stats.false_positive_rate(a, a2, lambda x, y: stats.bootstrap_significant(x, y, rng),
+                                          stats.BOOT_SPLITS)
             welch.append(w)
             boot.append(b)
             points.append((phase, t, stats.describe(a)["cv"], stats.describe(a2)["cv"],
                            stats.min_detectable_change(a, a2), w))
     n = len(run.samples(arm, run.phases[0], run.threads[0])) if run.threads else 0
     return {"observed": observed, "m": len(points), "welch": welch, "boot": boot, "points": points,
-            "n": n, "exact": math.comb(2 * n, n) <= stats.MAX_SPLITS}
+            "n": n, "exact": math.comb(2 * n, n) <= stats.MAX_SPLITS,
+            "boot_exact": math.comb(2 * n, n) <= stats.BOOT_SPLITS}
 
 
 def bench_section(run, plot_dir):
@@ -105,6 +107,9 @@ def trust(cal):
 def calibration_section(run, arm, cal):
     w, b = cal["welch"], cal["boot"]
     rate = float(np.mean(w))
+
+    def over(exact, n):
+        return "every split" if exact else "%d random splits (fixed seed)" % n
     tail = stats.binomial_tail(cal["observed"], cal["m"])
     out = ["### Calibration: how often a verdict is a false alarm", "",
            "The A/A arm is `%s` booted twice in every repeat, so every difference between `%s` and "
@@ -113,11 +118,12 @@ def calibration_section(run, arm, cal):
            "more at a true 5%% rate: %.2f)." % (cal["observed"], cal["m"], tail),
            "- False-positive rate of Welch's test on ln(%s), over %s of the pooled A and A' "
            "boots into two groups of %d (%d points): **%.1f%%** on average, %.1f%% at the worst "
-           "point." % (run.unit, "every split" if cal["exact"] else "%d random splits (fixed seed)" % stats.MAX_SPLITS,
+           "point." % (run.unit, over(cal["exact"], stats.MAX_SPLITS),
                        cal["n"], cal["m"], 100 * rate, 100 * max(w)),
-           "- The same for a percentile bootstrap of the ratio of medians: %.1f%% on average. It is "
-           "not the report's test: with few boots a side it depends only on how the two groups' "
-           "ranks overlap." % (100 * float(np.mean(b))), "",
+           "- The same for a percentile bootstrap of the ratio of medians, over %s: %.1f%% on "
+           "average. It is not the report's test: with few boots a side it depends only on how the "
+           "two groups' ranks overlap." % (over(cal["boot_exact"], stats.BOOT_SPLITS),
+                                           100 * float(np.mean(b))), "",
            "**%s**" % trust(cal), ""]
     out += ["Noise floor: coefficient of variation (sd/mean) of each A arm, and the smallest change "
             "the A/A comparison could have called significant (half-width of its 95% interval).", ""]

@@ -5,6 +5,8 @@ import math
 import os
 import sys
 
+import numpy as np
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import stats  # noqa: E402
 
@@ -71,6 +73,10 @@ check("lower quartile", d["q1"], 95.0)
 # df 8, p = 0.067 (not flagged); closer splits less so.  Rate: 2/252.
 check("Welch false-positive rate over all splits", stats.false_positive_rate([1] * 5, [E] * 5,
       stats.welch_significant), 2 / 252, tol=1e-9)
+# Fewer splits than there are: distinct ones, each a set of the right size.
+few = stats.splits(5, 5, np.random.default_rng(1), 200)
+check("200 of the 252 splits of 5 + 5, drawn distinct", len({tuple(f) for f in few}), 200)
+check("each drawn split has 5 of the 10 boots", {len(set(f)) for f in few} == {5}, True)
 # Identical boots: no split can differ.
 check("no false positive on constant samples", stats.false_positive_rate([5] * 5, [5] * 5,
       stats.welch_significant), 0.0)
