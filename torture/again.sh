@@ -39,7 +39,7 @@ flavour=$(field kernel_flavour)
 patch=
 [ -r "$run/provenance/extra.patch" ] && patch=$(realpath --relative-to="$LAB_ROOT" "$run/provenance/extra.patch")
 kname=${flavour}${patch:+-mutant}
-lab=$LAB_ROOT
+lab=$LAB_ROOT lab_build=$LAB_BUILD
 if [ -n "$patch" ]; then
 	# A mutant, built with the run's own copy of its patch; the build
 	# directory is shared with the mutant gate, so hold it as that does.
@@ -57,7 +57,7 @@ if [ "$want" != "$have" ]; then
 	rev=$(field lab_git_rev)
 	progress again "the stored kernel (config/series $want) is not today's build ($have):" \
 		"building it from lab revision $rev in build/again/lab-$rev"
-	lab=$LAB_BUILD/again/lab-$rev
+	lab=$LAB_BUILD/again/lab-$rev lab_build=$LAB_BUILD/again/lab-$rev/build
 	if [ ! -d "$lab" ]; then
 		mkdir -p "$lab.tmp"
 		git -C "$LAB_ROOT" archive "$rev" | tar -C "$lab.tmp" -x ||
@@ -70,11 +70,13 @@ if [ "$want" != "$have" ]; then
 		[ -z "$patch" ] || cp "$run/provenance/extra.patch" "$lab.tmp/again-extra.patch"
 		mv "$lab.tmp" "$lab"
 	fi
-	"$lab/vm/build-kernel.sh" ${patch:+-e again-extra.patch} -O "$kname" "$flavour" >&2 || exit 1
-	have=$(sed -n 's/^config_sha256=//p' "$lab/build/out/$kname/lab-build.env")/$(sed -n 's/^series_stamp=//p' "$lab/build/out/$kname/lab-build.env")
+	# That revision's scripts, on its own paths (ours are exported).
+	LAB_ROOT=$lab LAB_BUILD=$lab_build "$lab/vm/build-kernel.sh" ${patch:+-e again-extra.patch} -O "$kname" "$flavour" >&2 ||
+		exit 1
+	have=$(sed -n 's/^config_sha256=//p' "$lab_build/out/$kname/lab-build.env")/$(sed -n 's/^series_stamp=//p' "$lab_build/out/$kname/lab-build.env")
 	[ "$want" = "$have" ] || warn "revision $rev builds config/series $have, not the stored $want: the run's tree was changed outside git"
 fi
-kout=$lab/build/out/$kname
+kout=$lab_build/out/$kname
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -84,7 +86,7 @@ done
 vcpus=$(field vcpus)
 duration=$(sed -n 's/.*lab\.duration=\([0-9]*\).*/\1/p' "$old/boot")
 progress again "$scen of $(basename "$run"): $vcpus vCPUs, ${duration}s, kernel $kout"
-"$lab/vm/run.sh" -k "$kout/arch/x86/boot/bzImage" -M "$kout/modroot" -o "$out" -c "$vcpus" \
+LAB_ROOT=$lab LAB_BUILD=$lab_build "$lab/vm/run.sh" -k "$kout/arch/x86/boot/bzImage" -M "$kout/modroot" -o "$out" -c "$vcpus" \
 	-t $((120 + 5 * vcpus + ${duration:-30} + 60)) -p "$lab/torture/payload" -a "$(cat "$old/boot")" \
 	2>"$out/run.log"
 "$LAB_ROOT/torture/judge.sh" "$out"
