@@ -85,10 +85,10 @@ kmake() {
 			at=$3
 			shift 3
 			exec make -C "$at/src" O="$at/out" "$@"' \
-			kmake "$tree" "$out" "$at" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+			kmake "$tree" "$out" "$at" ARCH=x86_64 CC="$LAB_ROOT/vm/ccache-gcc" HOSTCC="ccache gcc" \
 			-j"$(nproc)" "$@"
 	else
-		make -C "$tree" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		make -C "$tree" O="$out" ARCH=x86_64 CC="$LAB_ROOT/vm/ccache-gcc" HOSTCC="ccache gcc" \
 			-j"$(nproc)" "$@"
 	fi
 }
@@ -207,6 +207,15 @@ wait $mpid || {
 }
 n=$(grep -c '^  CC ' "$out/build.log")
 [ "$n" -gt 100 ] && echo "$n" >"$out/.lab-objcount"
+# The image must hold the kernel just linked, not one a cache handed back
+# (vm/ccache-gcc says how that happened).
+c=$out/arch/x86/boot/compressed
+if [ -r "$c/piggy.o" ] && [ -r "$c/vmlinux.bin.gz" ]; then
+	objcopy -O binary --only-section=.rodata..compressed "$c/piggy.o" "$c/piggy.lab-check" &&
+		cmp -s "$c/piggy.lab-check" "$c/vmlinux.bin.gz" ||
+		die "$name: bzImage does not hold the kernel just built ($c/piggy.o is stale); remove it and build again"
+	rm -f "$c/piggy.lab-check"
+fi
 
 if [ -n "${targets#bzImage}" ]; then
 	rm -rf "$out/modroot"
