@@ -131,3 +131,22 @@ expect_grep '^mutant +expect +scenario +result' "$r/matrix.txt" "the gate prints
 b=$(sed -n 's/^build_seconds=//p' "$r/seq-frozen.outcome")
 [ -n "$b" ] && [ "$b" -lt 120 ] && pass "a mutant builds incrementally ($b s)" ||
 	fail "a mutant build took ${b:-?} s: not incremental"
+
+# Negative control of build-kernel.sh's image check: the compressed kernel
+# of one mutant's build, put back after another's, as the cache once did,
+# must stop the build; without it the next build is whole again.
+kc=$LAB_BUILD/out/torture-mutant/arch/x86/boot/compressed
+mb() {  # mb MUTANT: build it in the gate's directory
+	"$LAB_ROOT/vm/build-kernel.sh" -e "torture/mutants/$1.patch" -O torture-mutant torture
+}
+if mb seq-frozen >"$o/piggy-a.log" 2>&1 && cp "$kc/piggy.o" "$o/piggy-a.o" &&
+	mb lockdep-check0 >"$o/piggy-b.log" 2>&1 && cp "$o/piggy-a.o" "$kc/piggy.o" && touch "$kc/piggy.o"; then
+	mb lockdep-check0 >"$o/piggy-stale.log" 2>&1 && fail "a bzImage holding another build's kernel was not noticed" ||
+		expect_grep 'bzImage does not hold the kernel just built' "$o/piggy-stale.log" \
+			"negative control: a bzImage holding another build's kernel stops the build"
+	rm -f "$kc/piggy.o"
+	mb lockdep-check0 >"$o/piggy-again.log" 2>&1 && pass "the build after it makes a whole image again" ||
+		fail "the build after the stale image failed; see $o/piggy-again.log"
+else
+	fail "the mutant builds for the image check failed; see $o/piggy-a.log and $o/piggy-b.log"
+fi
