@@ -7,9 +7,13 @@
 #       the results share (OUTDIR/guest on the host) as working directory
 #   -M  modules_install tree to put in the initramfs
 #   -a  extra kernel command line
-#   -i  count instructions: single-threaded TCG with -icount shift=0,sleep=off,
-#       so guest time is instructions executed (1 ns each) and idle time
-#       is skipped; accelerator "tcg-icount"
+#   -i  count instructions.  One vCPU: single-threaded TCG with -icount
+#       shift=0,sleep=off, so guest time is instructions executed (1 ns
+#       each) and idle time is skipped; accelerator "tcg-icount".  More
+#       vCPUs (where QEMU 7.2's -icount hangs the guest): multi-threaded TCG
+#       with the plugin vm/insn-count.c, which writes every vCPU's count at
+#       each marker the guest executes to OUTDIR/insns.txt; accelerator
+#       "tcg-insns"
 #   -v  stream the console to the terminal, each line prefixed "[guest] "
 #   -n  dry run: write the initramfs, qemu-cmd, env and kernel.config and
 #       print the QEMU command; boot nothing (vm/boot.sh OUTDIR boots it
@@ -49,7 +53,7 @@ is_uint "${timeout:-0}" || die "timeout must be a number of seconds, not '$timeo
 need_cmd qemu-system-x86_64 qemu-system-x86
 
 mkdir -p "$out/guest"
-rm -f "$out/verdict" "$out/console.log" "$out/qemu-exit"
+rm -f "$out/verdict" "$out/console.log" "$out/qemu-exit" "$out/insns.txt"
 if [ -z "$payload" ]; then
 	payload=$out/payload
 	mkdir -p "$payload"
@@ -59,8 +63,14 @@ fi
 
 hostcpus=$(nproc)
 if [ -n "$icount" ]; then
-	[ "$vcpus" = 1 ] || { warn "-i (icount) needs one vCPU: with more, QEMU's -icount hangs the guest at SMP bring-up"; exit 5; }
-	accel=tcg-icount   # instruction counting exists only in TCG
+	# Instruction counting exists only in TCG.  QEMU 7.2's -icount hangs
+	# a guest with more than one vCPU at SMP bring-up (README).
+	if [ "$vcpus" = 1 ]; then
+		accel=tcg-icount
+	else
+		accel=tcg-insns
+		plugin=$("$LAB_ROOT/vm/build-plugin.sh") || exit 5
+	fi
 else
 	accel=${LAB_ACCEL:-$("$LAB_ROOT/vm/accel.sh" "$kernel")} || exit 5
 fi
@@ -84,6 +94,8 @@ tcg) accel_opts="-accel tcg,thread=multi -cpu max,-hypervisor" ;;
 # -seed: RDRAND (the CRNG's seed) from a fixed sequence, so that the guest
 # makes the same choices on every boot and an instruction count repeats.
 tcg-icount) accel_opts="-accel tcg,thread=single -icount shift=0,sleep=off -seed 1 -cpu max,-hypervisor" ;;
+tcg-insns) accel_opts="-accel tcg,thread=multi -seed 1 -cpu max,-hypervisor
+	-plugin $(realpath -m --relative-to="$out" "$plugin"),out=insns.txt" ;;
 *) die "unknown accelerator '$accel'" ;;
 esac
 hwargs="tsc=reliable random.trust_cpu=on pci=noacpi"

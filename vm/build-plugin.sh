@@ -1,0 +1,19 @@
+#!/bin/sh
+# Build vm/insn-count.c, the instruction-counting TCG plugin, and print the
+# path of the shared object.  It is built against QEMU 7.2's plugin API
+# header, kept in vm/include (Debian packages no QEMU plugin headers);
+# QEMU refuses a plugin whose API version it does not support.
+# usage: vm/build-plugin.sh
+. "$(dirname "$0")/../lib/functions.sh"
+
+[ $# -eq 0 ] || { usage_from_header; exit 2; }
+need_cmd gcc gcc
+src=$LAB_ROOT/vm/insn-count.c
+so=$LAB_BUILD/insn-count.so
+if [ ! -e "$so" ] || [ "$src" -nt "$so" ] || [ "$LAB_ROOT/vm/include/qemu-plugin.h" -nt "$so" ]; then
+	mkdir -p "$LAB_BUILD"
+	gcc -O2 -Wall -shared -fPIC -I"$LAB_ROOT/vm/include" "$src" -o "$so.$$" ||
+		{ rm -f "$so.$$"; die "cannot build the TCG plugin $src"; }
+	mv -f "$so.$$" "$so"
+fi
+echo "$so"
