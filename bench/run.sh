@@ -25,12 +25,14 @@
 #       one host, one repeat a host at a time; results.csv gets a host
 #       column, and the report compares kernels within each host only
 #   -i  count instructions instead of timing (make bench METRIC=insns):
-#       every boot runs under single-threaded TCG with -icount shift=0,
-#       where guest time is instructions executed, so a phase's guest
-#       seconds per operation are instructions per operation; no profile
-#       boots; VCPUS must be 1 (-icount hangs SMP guests); threads default
-#       to 1 2 (the second thread time-sliced on that vCPU); user address
-#       spaces are not randomised (norandmaps), so a count repeats
+#       at one vCPU every boot runs under single-threaded TCG with -icount
+#       shift=0, where guest time is instructions executed, so a phase's
+#       guest seconds per operation are instructions per operation, and
+#       threads default to 1 2 (the second time-sliced on that vCPU); with
+#       more vCPUs (where -icount hangs the guest) a TCG plugin counts every
+#       vCPU's instructions between markers around each phase (vm/run.sh
+#       -i); no profile boots; user address spaces are not randomised
+#       (norandmaps), so a count repeats
 # Every repeat boots each kernel once, in the same order (A B A' ...), and
 # sweeps every thread count in that boot; the first kernel is booted twice
 # per repeat (arm "<kernel>-aa"), an A/A comparison that calibrates the
@@ -86,12 +88,11 @@ for w in $workloads; do
 	esac
 done
 [ "$nphases" -gt 0 ] || die_usage "WORKLOADS is empty (have: create shared walk fsmark)"
-# -icount with more than one vCPU hangs the guest at SMP bring-up (QEMU 7.2
-# here: "x86: Booting SMP configuration:" and no further, whatever the CPU
-# model; Zephyr enables icount only on 1-CPU boards for the same reason).
-[ -z "$icount" ] || [ "$vcpus" = 1 ] ||
-	die_usage "METRIC=insns needs VCPUS=1: QEMU's -icount hangs a guest with more vCPUs at SMP bring-up"
-[ -n "$threads" ] || [ -z "$icount" ] || threads="1 2"
+# With more than one vCPU, instructions are counted by a TCG plugin built
+# here (vm/run.sh -i): a remote host would not have it.
+[ -z "$icount" ] || [ "$vcpus" = 1 ] || [ -z "$hosts" ] ||
+	die_usage "METRIC=insns with VCPUS above 1 does not go with HOSTS=: its TCG plugin is built on this host only"
+[ -n "$threads" ] || [ -z "$icount" ] || [ "$vcpus" != 1 ] || threads="1 2"
 if [ -z "$threads" ]; then
 	t=1
 	while [ "$t" -lt "$vcpus" ]; do threads="$threads $t"; t=$((t * 2)); done
