@@ -3,7 +3,7 @@
 # usage: bench/run.sh -c VCPUS [-t "THREADS"] [-n REPEATS] [-f FILES]
 #                     [-w "WORKLOADS"] [-k "KERNELS"] [-i] [-W PCT [-B MIN]] [-P]
 #                     [-H HOSTS_FILE] [-r RUN] [-o DIR]
-#   -c  vCPUs of every guest (required)
+#   -c  vCPUs of every guest (required), but see -k's KERNEL@N
 #   -t  thread counts (default 1 2 4 ... up to VCPUS)
 #   -n  repeats of every point (default 5)
 #   -f  files per thread and phase: fixed work, not time (default 4000)
@@ -12,7 +12,10 @@
 #       directory: phases shared-*), walk (a cold readdir+stat walk of a
 #       per-thread tree), fsmark (fs_mark in Chinner's shape: a directory
 #       and FILES zero-length files per thread, phase fsmark)
-#   -k  kernel flavours (default "bench-global bench-hashbl"; add vanilla)
+#   -k  kernel flavours (default "bench-global bench-hashbl"; add vanilla);
+#       an arm KERNEL@N boots KERNEL with N vCPUs instead of VCPUS, so that
+#       a run compares vCPU counts interleaved, as it compares kernels
+#       (-k "bench-global bench-global@32": what idle vCPUs cost)
 #   -P  no profile boots (perf, lock contention, fs_mark)
 #   -W  precision (make bench PRECISION=3): after the first REPEATS
 #       repeats (at least 5), boot as many more as every ratio's 95%
@@ -90,8 +93,8 @@ done
 [ "$nphases" -gt 0 ] || die_usage "WORKLOADS is empty (have: create shared walk fsmark)"
 # With more than one vCPU, instructions are counted by a TCG plugin built
 # here (vm/run.sh -i): a remote host would not have it.
-[ -z "$icount" ] || [ "$vcpus" = 1 ] || [ -z "$hosts" ] ||
-	die_usage "METRIC=insns with VCPUS above 1 does not go with HOSTS=: its TCG plugin is built on this host only"
+[ -z "$icount" ] || [ -z "$hosts" ] || { [ "$vcpus" = 1 ] && ! echo "$kernels" | grep -q @; } ||
+	die_usage "METRIC=insns with more than one vCPU (VCPUS, or an arm KERNEL@N) does not go with HOSTS=: its TCG plugin is built on this host only"
 [ -n "$threads" ] || [ -z "$icount" ] || [ "$vcpus" != 1 ] || threads="1 2"
 if [ -z "$threads" ]; then
 	t=1
@@ -103,9 +106,12 @@ for t in $threads; do
 	[ "$t" -le "$vcpus" ] || warn "THREADS=$t is above VCPUS=$vcpus: threads will share vCPUs"
 done
 for k in $kernels; do
-	[ -r "$LAB_ROOT/vm/flavours/$k.conf" ] ||
-		die_usage "no kernel flavour '$k' (have: $(ls "$LAB_ROOT/vm/flavours" | sed 's/\.conf$//' | paste -sd' ' -))"
+	[ -r "$LAB_ROOT/vm/flavours/${k%@*}.conf" ] ||
+		die_usage "no kernel flavour '${k%@*}' (have: $(ls "$LAB_ROOT/vm/flavours" | sed 's/\.conf$//' | paste -sd' ' -))"
+	case $k in *@*) "$LAB_ROOT/vm/check-vcpus.sh" "${k##*@}" || exit 2 ;; esac
 done
+[ "$(echo $kernels | tr ' ' '\n' | sort -u | wc -l)" = "$(echo $kernels | wc -w)" ] ||
+	die_usage "KERNELS names an arm twice: '$kernels'"
 # A benchmark has the host to itself.  (Stale guests of a killed run hold the
 # host lock too: reap them first.)
 reap_stale_runs "$dir"
@@ -114,20 +120,24 @@ run_create "$dir" "$run"
 rundir=$run_dir
 mkdir -p "$rundir/boots" "$rundir/profiles"
 
-for k in $kernels; do
+for k in $(echo $kernels | tr ' ' '\n' | sed 's/@.*//' | sort -u); do
 	run_child "$LAB_ROOT/vm/build-kernel.sh" "$k" || exit 1
 done
 
 record_provenance "$rundir"
-for k in $kernels; do
-	cp "$LAB_BUILD/out/$k/lab-build.env" "$rundir/provenance/$k.build.env"
-	cp "$LAB_BUILD/out/$k/.config" "$rundir/provenance/$k.config"
+for k in $kernels; do  # per arm: a KERNEL@N arm gets KERNEL's
+	cp "$LAB_BUILD/out/${k%@*}/lab-build.env" "$rundir/provenance/$k.build.env"
+	cp "$LAB_BUILD/out/${k%@*}/.config" "$rundir/provenance/$k.config"
 done
 first=$(echo $kernels | cut -d' ' -f1)
 arms="$kernels $first-aa"
 nthreads=$(echo $threads | wc -w)
 # Room for the RAM disk (1 GiB), the page cache and every vCPU.
-mem=$((2048 + 32 * vcpus))
+guest_mem() { echo $((2048 + 32 * $1)); }
+mem=$(guest_mem "$vcpus")
+arm_vcpus() {  # arm_vcpus ARM: the vCPUs it boots with (KERNEL@N: N)
+	case $1 in *@*) echo "${1##*@}" ;; *) echo "$vcpus" ;; esac
+}
 bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
 	echo "brd.rd_nr=1 brd.rd_size=1048576 lab.threads=$(echo $1 | tr ' ' ,) lab.files=$files lab.workloads=$(echo $workloads | tr ' ' ,)${icount:+ norandmaps}"
 }
@@ -160,9 +170,10 @@ left() {  # estimated minutes left, from the boots done before this one
 ops=0
 for t in $threads; do ops=$((ops + t * files * nphases)); done
 dry=
-boot() {  # boot KERNEL OUTDIR "THREADS..." EXTRA_ARGS [OPERATIONS]
-	run_child "$LAB_ROOT/vm/run.sh" $icount $dry -k "$LAB_BUILD/out/$1/arch/x86/boot/bzImage" -o "$2" -c "$vcpus" \
-		-m "$mem" -t $((300 + 10 * vcpus + ${5:-$ops} / 100)) \
+boot() {  # boot KERNEL[@N] OUTDIR "THREADS..." EXTRA_ARGS [OPERATIONS]
+	c=$(arm_vcpus "$1")
+	run_child "$LAB_ROOT/vm/run.sh" $icount $dry -k "$LAB_BUILD/out/${1%@*}/arch/x86/boot/bzImage" -o "$2" -c "$c" \
+		-m "$(guest_mem "$c")" -t $((300 + 10 * c + ${5:-$ops} / 100)) \
 		-p "$LAB_ROOT/bench/payload" -a "$(bench_args "$3") $4" >"$2.log" 2>&1 ||
 		die "boot of $1 failed: $(cat "$2/verdict" 2>/dev/null); see $2/console.log"
 }
@@ -240,7 +251,7 @@ else
 		for arm in $arms; do
 			k=${arm%-aa}
 			b=$((b + 1))
-			progress bench "repeat $r of $repeats, $arm ($k): boot $b of $nboots, $vcpus vCPUs, threads $threads; about $(left) min left"
+			progress bench "repeat $r of $repeats, $arm ($k): boot $b of $nboots, $(arm_vcpus "$k") vCPUs, threads $threads; about $(left) min left"
 			d=$rundir/boots/$arm-r$r
 			mkdir -p "$d"
 			boot "$k" "$d" "$threads" ""
@@ -268,7 +279,7 @@ if [ "$profile" = 1 ] && [ -z "$hosts" ]; then
 	done
 fi
 
-"$LAB_ROOT/vm/env.sh" "$LAB_BUILD/out/$first/arch/x86/boot/bzImage" \
+"$LAB_ROOT/vm/env.sh" "$LAB_BUILD/out/${first%@*}/arch/x86/boot/bzImage" \
 	"$(sed -n 's/^accel=//p' "$rundir/boots/$first-r1/env")" "$vcpus" "$mem" >"$rundir/env"
 /usr/bin/python3 "$LAB_ROOT/bench/summarize.py" "$rundir" >"$rundir/summary.txt" ||
 	die "could not summarise $rundir; see above"

@@ -464,6 +464,12 @@ def read_text(path):
     return "\n".join(read_lines(path)).strip()
 
 
+def vcpu_arms(run):
+    """The arms KERNEL@N of a bench run whose KERNEL is an arm too: the same
+    kernel booted with N vCPUs instead of the run's, interleaved with it."""
+    return [a for a in run.arms if "@" in a and not a.endswith("-aa") and a.split("@")[0] in run.arms]
+
+
 def bench_pairs(run):
     """(title, base arm, new arm) for each comparison a bench run holds: the
     report's tables and plots and PRECISION= use this one grid."""
@@ -475,6 +481,10 @@ def bench_pairs(run):
     if "vanilla" in arms and "bench-hashbl" in arms:
         pairs.append(("bench-hashbl vs vanilla: the whole series (whole-series regression check)",
                       "vanilla", "bench-hashbl"))
+    for a in vcpu_arms(run):
+        k, n = a.split("@")
+        pairs.append(("%s vs %s: the same kernel at %s vCPUs against %s (what the vCPUs cost, "
+                      "interleaved)" % (a, k, n, run.params.get("vcpus")), k, a))
     aa = [a for a in arms if a.endswith("-aa")]
     for a in aa:
         pairs.append(("A/A: %s vs %s booted again (calibration: nothing changed)" % (a[:-3], a[:-3]),

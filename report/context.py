@@ -3,8 +3,9 @@ text), and the findings on contention and overcommit computed from the
 bench runs."""
 import numpy as np
 
-from markdown import share_of, span, table
-from runs import guest_facts
+from markdown import share_of, span, table  # (puts lib/ on the path)
+import stats  # noqa: E402
+from runs import guest_facts, vcpu_arms  # noqa: E402
 
 
 ORPHAN_CALLERS = ("__ext4_unlink", "ext4_evict_inode", "ext4_orphan_add", "ext4_orphan_del")
@@ -116,6 +117,7 @@ def context_lines(bench_verdicts):
     idles = [(overcommit(run), pr.idle) for run, pr in profs]
     out += overcommit_findings(points, idles)
     out += vcpu_cost_lines(points)
+    out += interleaved_vcpu_lines(bench_runs)
     out += ["Overcommit and noise, measured per bench run (first arm, creates at one thread; the "
             "guest's clocksource from its first boot; CV and false-positive rate from the A/A "
             "calibration).", ""]
@@ -151,6 +153,30 @@ def vcpu_cost_lines(points):
         return []
     return ["What idle vCPUs cost one thread, per kind of guest (means over each run's boots; runs "
             "made at different times on a host whose own speed varies, see README):", ""] + out + [""]
+
+
+def interleaved_vcpu_lines(runs):
+    """What more vCPUs cost one thread, from the runs that boot a kernel at
+    two vCPU counts interleaved (an arm KERNEL@N): the ratio of the
+    one-thread rates (or instruction counts) with its 95% interval."""
+    out = []
+    for run in runs:
+        for arm in vcpu_arms(run):
+            k, n = arm.split("@")
+            for phase in run.phases:
+                a, b = run.samples(k, phase, 1), run.samples(arm, phase, 1)
+                if not a or not b:
+                    continue
+                c = stats.Comparison(a, b)
+                what = "instructions per %s" % phase if run.insns else "%s/s" % phase
+                ci = "" if not c.testable else " [%.2f, %.2f]" % (c.lo, c.hi)
+                out.append("- `%s`, one thread, %s at %s vCPUs over %s vCPUs: %.2fx%s, %s (%d and %d boots)."
+                           % (run.name, what, n, run.params.get("vcpus"), c.ratio, ci,
+                              c.verdict(run.higher_is_better), len(b), len(a)))
+    if not out:
+        return []
+    return ["What more vCPUs cost one thread, measured interleaved in one run (the same kernel "
+            "booted at both vCPU counts in every repeat; ratio with its 95% interval):", ""] + out + [""]
 
 
 def overcommit(run):

@@ -22,6 +22,9 @@ bench/fake-p, fake-q (2 vCPUs): fake-a's arms as PRECISION= runs that ran out
   of budget (fake-p) and reached the target (fake-q); fake-q also counts
   instructions (METRIC=insns): 1e9 / rate instructions per operation, with
   the 0.03% noise of an instruction count.
+bench/fake-v, fake-w (2 vCPUs): an arm bench-global@32 (the same kernel at
+  32 vCPUs, interleaved) at 1/1.5 of bench-global's rates (fake-v) and at
+  the same rates (fake-w).
 bench/fake-h (2 vCPUs): a run over two ssh hosts (HOSTS=): bench-hashbl 1.5x
   bench-global on lab-a (16 CPUs) and 1/1.5 on lab-b (8 CPUs).
 mutants/fake-m: a mutant caught by a lock stall, a may-miss mutant missed
@@ -217,6 +220,9 @@ def main():
     bench(results, "fake-d.partial", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.0, SHUFFLE)})
     bench(results, "fake-e", 2, {"bench-global": (1.0, EAGER_A), "bench-global-aa": (1.0, EAGER_AA)})
     bench(results, "fake-f", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.3, SHUFFLE)})
+    for name, factor in (("fake-v", 1 / 1.5), ("fake-w", 1.0)):
+        bench(results, name, 2, {"bench-global": (1.0, NOISE), "bench-global@32": (factor, SHUFFLE),
+                                 "bench-global-aa": (1.0, SHUFFLE)})
     tiny, tiny2 = [x / 100 for x in NOISE], [x / 100 for x in SHUFFLE]  # CV 0.03%, as -icount gives
     for name, stop, metric, (n1, n2) in (("fake-p", "budget", "rate", (NOISE, SHUFFLE)),
                                          ("fake-q", "precision", "insns", (tiny, tiny2))):

@@ -28,6 +28,8 @@ expect_exit 2 "make bench refuses a missing kernel flavour" "$B" -c 2 -k "bench-
 expect_exit 2 "make bench refuses REPEATS=0" "$B" -c 2 -n 0 -o "$o" -r bad
 expect_exit 2 "make bench refuses FILES=0" "$B" -c 2 -f 0 -o "$o" -r bad
 expect_exit 2 "make bench refuses an unknown workload" "$B" -c 2 -w "create nope" -o "$o" -r bad
+expect_exit 2 "make bench refuses an arm KERNEL@N with a bad vCPU count (bench-global@0)" "$B" -c 2 -k "bench-global bench-global@0" -o "$o" -r bad
+expect_exit 2 "make bench refuses an arm named twice" "$B" -c 2 -k "bench-global bench-global" -o "$o" -r bad
 expect_exit 2 "make bench without VCPUS says how to call it" make -s -C "$LAB_ROOT" bench
 echo lab-a >"$o/hosts"
 expect_exit 2 "METRIC=insns with 2 vCPUs refuses HOSTS= (its TCG plugin is built here only)" "$B" -i -c 2 -H "$o/hosts" -o "$o" -r bad
@@ -159,6 +161,18 @@ grep -v '^mark 2 ' "$ri/boots/bench-global-r1/insns.txt" | head -n 1 >"$bad/insn
 [ $? != 0 ] && grep -q 'parse-boot: .*insns.txt' "$o/insns2-bad.err" &&
 	pass "negative control: BENCH lines without their plugin markers are an error" ||
 	fail "negative control: unmarked BENCH lines were parsed; see $o/insns2-bad.err"
+
+# An arm KERNEL@N boots that kernel with N vCPUs, interleaved with the
+# run's own vCPU count, and is compared with it like a kernel.
+"$B" -c 2 -t 1 -n 1 -f 200 -w create -P -k "bench-global bench-global@4" -o "$o" -r vcpu-arm >"$o/vcpu-arm.log" 2>&1
+rv=$o/vcpu-arm
+grep -q "'-smp' '4'" "$rv/boots/bench-global@4-r1/qemu-cmd" 2>/dev/null &&
+	grep -q "'-smp' '2'" "$rv/boots/bench-global-r1/qemu-cmd" 2>/dev/null &&
+	grep -q "'-smp' '2'" "$rv/boots/bench-global-aa-r1/qemu-cmd" 2>/dev/null &&
+	[ "$(grep -c '^bench-global@4,' "$rv/results.csv")" = 3 ] &&
+	pass "an arm bench-global@4 boots with 4 vCPUs and the others with VCPUS=2, each with its rows" ||
+	fail "an arm bench-global@4: see $o/vcpu-arm.log and $rv"
+expect_grep 'global@4/global' "$rv/summary.txt" "the summary compares the 4-vCPU arm with the 2-vCPU one"
 
 # first_guest RUNNER_PID RUN: QEMU's pid of the run's first boot, once it
 # runs (empty if the runner ended first): a state, not a time.

@@ -38,6 +38,14 @@ expect_grep 'Welch false-positive rate 4\.8% \(must be at most 5%\)' "$rep" \
 	"report: the A/A false-positive rate is measured and stated"
 expect_grep '^\| create \| 1 \| 2\.7% \| 2\.7% \|' "$rep" "report: the coefficient of variation per point"
 expect_grep '^- `fake-a` A/A calibration: .*Calibrated: ' "$rep" "report: a quiet A/A arm calibrates the run"
+# An arm KERNEL@N (the kernel at N vCPUs, interleaved): compared with the
+# kernel's own arm, and stated in the findings on what vCPUs cost.
+expect_grep '^- `fake-v`, one thread, create/s at 32 vCPUs over 2 vCPUs: 0\.67x \[0\.6[0-9], 0\.[67][0-9]\], worse \(5 and 5 boots\)\.$' "$rep" \
+	"report: a 32-vCPU arm at 1/1.5 of the rate is found worse, with its ratio and interval"
+expect_grep '^- `fake-w`, one thread, create/s at 32 vCPUs over 2 vCPUs: 1\.00x \[0\.9[0-9], 1\.0[0-9]\], no significant change' "$rep" \
+	"report: negative control: a 32-vCPU arm at the same rate is no significant change"
+expect_grep '^### bench-global@32 vs bench-global: the same kernel at 32 vCPUs against 2' "$rep" \
+	"report: a run with a KERNEL@N arm gets its comparison table"
 expect_grep '^- `fake-e` A/A calibration: 0 of 6 .*false-positive rate 6\.3% .*NOT TRUSTWORTHY: the test' "$rep" \
 	"report: noise that makes Welch's test too eager is caught by the calibration"
 expect_grep '^- `fake-f` A/A calibration: 6 of 6 .*NOT TRUSTWORTHY: the A/A arm differs' "$rep" \
