@@ -16,10 +16,14 @@
  * left early (a fault, an interrupt) counts in full, a small overcount that
  * the same work repeats.
  *
+ * It also counts the PAUSE instructions executed (cpu_relax(): one per turn
+ * of a kernel spin-wait loop), so that spinning shows apart from work.
+ *
  * usage: qemu-system-x86_64 -plugin insn-count.so,out=FILE ...
  * FILE gets one line per marker executed:
- *     mark ID VCPU TOTAL COUNT0 COUNT1 ...
- * (TOTAL: the sum of every vCPU's count), and at exit "exit - - TOTAL ...".
+ *     mark ID VCPU TOTAL PAUSES COUNT0 COUNT1 ...
+ * (TOTAL, PAUSES: sums over the vCPUs; COUNTn: vCPU n's instructions), and
+ * at exit "exit - - TOTAL PAUSES COUNT0 ...".
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -36,7 +40,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 /* One cache line per vCPU: each is written by its own vCPU thread only. */
 struct vcpu_count {
 	uint64_t insns;
-	char pad[56];
+	uint64_t pauses;
+	char pad[48];
 };
 
 static struct vcpu_count *counts;
@@ -51,18 +56,27 @@ static void tb_exec(unsigned int vcpu, void *udata)
 	__atomic_store_n(c, *c + (uintptr_t)udata, __ATOMIC_RELAXED);
 }
 
+static void pause_exec(unsigned int vcpu, void *udata)
+{
+	uint64_t *c = &counts[vcpu].pauses;
+
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
 static void write_counts(const char *what, long id, long vcpu)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, pauses = 0;
 	int i;
 
 	pthread_mutex_lock(&out_lock);
-	for (i = 0; i < nvcpus; i++)
+	for (i = 0; i < nvcpus; i++) {
 		total += __atomic_load_n(&counts[i].insns, __ATOMIC_RELAXED);
+		pauses += __atomic_load_n(&counts[i].pauses, __ATOMIC_RELAXED);
+	}
 	if (id < 0)
-		fprintf(out, "%s - - %" PRIu64, what, total);
+		fprintf(out, "%s - - %" PRIu64 " %" PRIu64, what, total, pauses);
 	else
-		fprintf(out, "%s %ld %ld %" PRIu64, what, id, vcpu, total);
+		fprintf(out, "%s %ld %ld %" PRIu64 " %" PRIu64, what, id, vcpu, total, pauses);
 	for (i = 0; i < nvcpus; i++)
 		fprintf(out, " %" PRIu64,
 			__atomic_load_n(&counts[i].insns, __ATOMIC_RELAXED));
@@ -74,6 +88,13 @@ static void write_counts(const char *what, long id, long vcpu)
 static void mark_exec(unsigned int vcpu, void *udata)
 {
 	write_counts("mark", (long)(uintptr_t)udata, vcpu);
+}
+
+static int is_pause(struct qemu_plugin_insn *insn)
+{
+	const unsigned char *b = qemu_plugin_insn_data(insn);
+
+	return qemu_plugin_insn_size(insn) == 2 && b[0] == 0xf3 && b[1] == 0x90;
 }
 
 /* The marker's id, or -1 if INSN is not a marker. */
@@ -102,6 +123,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (mark >= 0)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec,
 				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)mark);
+		else if (is_pause(insn))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, pause_exec,
+				QEMU_PLUGIN_CB_NO_REGS, NULL);
 	}
 }
 
