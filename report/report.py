@@ -92,8 +92,9 @@ def summary_lines(bench_verdicts, torture_verdicts, r2r, mutant_runs=()):
     if r2r:
         (base, new), cs = r2r
         count = {}
+        better = getattr(new, "higher_is_better", True)  # fewer instructions is better
         for c in cs:
-            count[c.verdict()] = count.get(c.verdict(), 0) + 1
+            count[c.verdict(better)] = count.get(c.verdict(better), 0) + 1
         out.append("- Run to run, `%s` -> `%s`: %s of %d rates (a regression is a \"worse\")." %
                    (base.name, new.name, ", ".join("%s %d" % (v, n) for v, n in sorted(count.items())), len(cs)))
     for run, verdicts, cal in bench_verdicts:
@@ -104,7 +105,7 @@ def summary_lines(bench_verdicts, torture_verdicts, r2r, mutant_runs=()):
                 got = {}
                 for ph, t, c in results:
                     if ph == phase:
-                        got.setdefault(c.verdict(), []).append(str(t))
+                        got.setdefault(c.verdict(run.higher_is_better), []).append(str(t))
                 desc = "; ".join("%s at %s thread%s" % (v, ", ".join(ts), "" if ts == ["1"] else "s")
                                 for v, ts in sorted(got.items()))
                 what = ("instructions/%s" if run.insns else "%s/s") % phase

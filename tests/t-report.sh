@@ -38,6 +38,10 @@ expect_grep 'Welch false-positive rate 4\.8% \(must be at most 5%\)' "$rep" \
 	"report: the A/A false-positive rate is measured and stated"
 expect_grep '^\| create \| 1 \| 2\.7% \| 2\.7% \|' "$rep" "report: the coefficient of variation per point"
 expect_grep '^- `fake-a` A/A calibration: .*Calibrated: ' "$rep" "report: a quiet A/A arm calibrates the run"
+# Verdicts at a glance follow the metric: in fake-q (METRIC=insns) hash-bl
+# executes 1/1.5 of the instructions, which is better, not worse.
+expect_grep '^- `fake-q`, 2 vCPUs, `bench-hashbl` vs `bench-global` instructions/create: better at 1, 2 threads\.$' "$rep" \
+	"report: at a glance, fewer instructions per operation is better"
 # An arm KERNEL@N (the kernel at N vCPUs, interleaved): compared with the
 # kernel's own arm, and stated in the findings on what vCPUs cost.
 expect_grep '^- `fake-v`, one thread, create/s at 32 vCPUs over 2 vCPUs: 0\.67x \[0\.6[0-9], 0\.[67][0-9]\], worse \(5 and 5 boots\)\.$' "$rep" \
