@@ -169,8 +169,9 @@ def interleaved_vcpu_lines(runs):
                     continue
                 c = stats.Comparison(a, b)
                 what = "instructions per %s" % phase if run.insns else "%s/s" % phase
-                ci = "" if not c.testable else " [%.2f, %.2f]" % (c.lo, c.hi)
-                out.append("- `%s`, one thread, %s at %s vCPUs over %s vCPUs: %.2fx%s, %s (%d and %d boots)."
+                f = "%.3f" if run.insns else "%.2f"  # counts resolve a tenth of a percent
+                ci = "" if not c.testable else (" [%s, %s]" % (f, f)) % (c.lo, c.hi)
+                out.append(("- `%s`, one thread, %s at %s vCPUs over %s vCPUs: " + f + "x%s, %s (%d and %d boots).")
                            % (run.name, what, n, run.params.get("vcpus"), c.ratio, ci,
                               c.verdict(run.higher_is_better), len(b), len(a)))
     if not out:
