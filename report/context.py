@@ -118,6 +118,7 @@ def context_lines(bench_verdicts):
     out += overcommit_findings(points, idles)
     out += vcpu_cost_lines(points)
     out += interleaved_vcpu_lines(bench_runs)
+    out += guest_kind_lines(bench_verdicts, points)
     out += ["Overcommit and noise, measured per bench run (first arm, creates at one thread; the "
             "guest's clocksource from its first boot; CV and false-positive rate from the A/A "
             "calibration).", ""]
@@ -129,24 +130,36 @@ def context_lines(bench_verdicts):
                         "Welch false-positive rate"], rows)
 
 
+def vcpu_ends(points, clock):
+    """The fewest and the most vCPUs among one kind of guest's runs (its
+    clocksource), each as (vCPUs, mean one-thread create rate, the runs
+    that gave it); None with fewer than two vCPU counts."""
+    mine = [p for p in points if p["clock"] == clock and p["creates"] and str(p["vcpus"]).isdigit()]
+    counts = sorted({int(p["vcpus"]) for p in mine})
+    if len(counts) < 2:
+        return None
+    ends = []
+    for v in (counts[0], counts[-1]):
+        runs = [p for p in mine if int(p["vcpus"]) == v]
+        ends.append((v, float(np.mean([p["creates"] for p in runs])), [p["run"] for p in runs]))
+    return ends
+
+
 def vcpu_cost_lines(points):
     """What idle vCPUs cost one thread, per kind of guest (its clocksource,
     read from each run's first boot): the mean one-thread create rate of
     the runs with the fewest vCPUs over that of the runs with the most."""
+    def what(runs, rate):
+        names = ", ".join("`%s`" % r for r in runs)
+        return "%s, %.0f/s" % (names, rate) if len(runs) == 1 else \
+            "%d runs: %s, mean %.0f/s" % (len(runs), names, rate)
     out = []
     for clock in sorted({p["clock"] for p in points if p["clock"]}):
-        mine = [p for p in points if p["clock"] == clock and p["creates"] and str(p["vcpus"]).isdigit()]
-        counts = sorted({int(p["vcpus"]) for p in mine})
-        if len(counts) < 2:
+        ends = vcpu_ends(points, clock)
+        if not ends:
             continue
-        ends = []
-        for v in (counts[0], counts[-1]):
-            runs = [p for p in mine if int(p["vcpus"]) == v]
-            rate = float(np.mean([p["creates"] for p in runs]))
-            ends.append((v, rate, "%s, %.0f/s" % (", ".join("`%s`" % p["run"] for p in runs), rate)
-                         if len(runs) == 1 else "%d runs: %s, mean %.0f/s" % (
-                             len(runs), ", ".join("`%s`" % p["run"] for p in runs), rate)))
-        (few, few_rate, few_what), (many, many_rate, many_what) = ends
+        (few, few_rate, few_runs), (many, many_rate, many_runs) = ends
+        few_what, many_what = what(few_runs, few_rate), what(many_runs, many_rate)
         out.append("- Guests on clocksource `%s`: one thread created files %.1fx slower at %d vCPUs "
                    "(%s) than at %d vCPUs (%s)." % (clock, few_rate / many_rate, many, many_what, few, few_what))
     if not out:
@@ -178,6 +191,77 @@ def interleaved_vcpu_lines(runs):
         return []
     return ["What more vCPUs cost one thread, measured interleaved in one run (the same kernel "
             "booted at both vCPU counts in every repeat; ratio with its 95% interval):", ""] + out + [""]
+
+
+def guest_kind_lines(bench_verdicts, points):
+    """The guest before and after its hardware-like settings: a column per
+    kind of guest (its clocksource: HPET for the old qemu64 guest, TSC
+    for the new one), each cell computed from that kind's runs."""
+    kinds = {}
+    for run, _v, cal in bench_verdicts:
+        if run.arms and not run.lockdep_kernels():
+            clock = guest_facts(run, run.arms[0])["clocksource"]
+            if clock:
+                kinds.setdefault(clock, []).append((run, cal))
+    if len(kinds) < 2:
+        return []
+    order = sorted(kinds)
+    cells = {clock: guest_kind_cells(kinds[clock], points, clock) for clock in order}
+    rows = [[label] + [cells[c][i] for c in order] for i, label in enumerate(GUEST_KIND_ROWS)]
+    return (["The guest before and after its hardware-like settings (clock, tick, spinlock path, "
+             "RNG), one column per kind of guest, each cell from that kind's runs (first boots "
+             "and profile boots of every kernel; \"-\": no run of that kind measures it):", ""] +
+            table([""] + ["guest on `%s` (%d run%s)" % (c, len(kinds[c]), "" if len(kinds[c]) == 1 else "s")
+                          for c in order], rows))
+
+
+GUEST_KIND_ROWS = ("hypervisor CPUID bit", "crng init done", "idle timer interrupts/s per vCPU",
+                   "`_get_random_bytes` share of samples", "`read_hpet` share of samples",
+                   "spinlock contentions seen (`lock:contention_begin`)",
+                   "one thread's creates/s, fewest vs most vCPUs (runs made at different times)",
+                   "one thread's creates/s at more vCPUs over fewer, interleaved (95% interval)",
+                   "median A/A CV of rates at 2 vCPUs (per run)",
+                   "median A/A CV of instruction counts at 2 vCPUs (per run)")
+
+
+def guest_kind_cells(runs, points, clock):
+    """GUEST_KIND_ROWS' cells for one kind of guest: runs [(run, cal)]."""
+    facts = [guest_facts(run, a) for run, _c in runs if not run.insns
+             for a in run.arms if not a.endswith("-aa")]
+    hyper = sorted({f["hypervisor"] for f in facts if f["hypervisor"]})
+    crng = [f["crng_s"] for f in facts if isinstance(f["crng_s"], float)]
+    never = sum(f["crng_s"] == "never" for f in facts)
+    crng_cell = "; ".join(x for x in (span(crng, "%.2f") + " s" if crng else "",
+                                      "never in %d of %d first boots" % (never, never + len(crng))
+                                      if never else "") if x) or "-"
+    ticks = [float(f["idle_ticks"]) for f in facts if f["idle_ticks"]]
+    spins = [f["spin_events"] for f in facts if f["spin_events"] is not None]
+
+    def shares(key):
+        v = [f[key] for f in facts if f[key] is not None]
+        return span(v, "%.2f%%") if v else "-"
+    ends = vcpu_ends(points, clock)
+    inter = []
+    for run, _c in runs:
+        for arm in vcpu_arms(run) if not run.insns else []:
+            a, b = run.samples(arm.split("@")[0], "create", 1), run.samples(arm, "create", 1)
+            if len(a) > 1 and len(b) > 1:
+                c = stats.Comparison(a, b)
+                inter.append("%sx [%.2f, %.2f] at %s vs %s (`%s`)" % ("%.2f" % c.ratio, c.lo, c.hi,
+                             arm.split("@")[1], run.params.get("vcpus"), run.name))
+
+    def cvs(insns):
+        v = [100 * float(np.median([x for p in cal["points"] for x in p[2:4]]))
+             for run, cal in runs if run.insns == insns and run.params.get("vcpus") == "2"
+             and cal and cal["m"]]
+        return span(v, "%.1f%%") + " (%d runs)" % len(v) if v else "-"
+    return [", ".join(hyper) or "-", crng_cell, span(ticks, "%.1f") if ticks else "-",
+            shares("get_random"), shares("read_hpet"),
+            "in %d of %d profile boots (%d in all)" % (sum(x > 0 for x in spins), len(spins), sum(spins))
+            if spins else "-",
+            "%.0f/s at %d, %.0f/s at %d: %.1fx slower" % (ends[0][1], ends[0][0], ends[1][1], ends[1][0],
+                                                           ends[0][1] / ends[1][1]) if ends else "-",
+            "; ".join(inter) or "-", cvs(False), cvs(True)]
 
 
 def overcommit(run):

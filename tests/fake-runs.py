@@ -24,7 +24,8 @@ bench/fake-p, fake-q (2 vCPUs): fake-a's arms as PRECISION= runs that ran out
   the 0.03% noise of an instruction count.
 bench/fake-v, fake-w (2 vCPUs): an arm bench-global@32 (the same kernel at
   32 vCPUs, interleaved) at 1/1.5 of bench-global's rates (fake-v) and at
-  the same rates (fake-w).
+  the same rates (fake-w); their first boots' consoles show the TSC and the
+  CRNG seeded at 0.25 s, fake-c's show HPET and no CRNG (two kinds of guest).
 bench/fake-h (2 vCPUs): a run over two ssh hosts (HOSTS=): bench-hashbl 1.5x
   bench-global on lab-a (16 CPUs) and 1/1.5 on lab-b (8 CPUs).
 mutants/fake-m: a mutant caught by a lock stall, a may-miss mutant missed
@@ -95,6 +96,15 @@ def over_hosts(results, name, hosts):
                 write(os.path.join(b, "host-env"), "host=%s.example\nhost_cpus=%d\nhost_cpu=fake %s\n"
                       % (login, cpus, login))
     write(os.path.join(d, "results.csv"), "\n".join(out) + "\n")
+
+
+def console(run_dir, arm, clock, crng_s):
+    """The first boot's console of an arm: its clocksource, and when the
+    CRNG was seeded (None: never)."""
+    lines = ["[    0.100000] clocksource: Switched to clocksource %s" % clock]
+    if crng_s is not None:
+        lines.append("[    %.6f] random: crng init done" % crng_s)
+    write(os.path.join(run_dir, "boots", arm + "-r1", "console.log"), "\n".join(lines) + "\n")
 
 
 def profile(run_dir):
@@ -221,8 +231,12 @@ def main():
     bench(results, "fake-e", 2, {"bench-global": (1.0, EAGER_A), "bench-global-aa": (1.0, EAGER_AA)})
     bench(results, "fake-f", 2, {"bench-global": (1.0, NOISE), "bench-global-aa": (1.3, SHUFFLE)})
     for name, factor in (("fake-v", 1 / 1.5), ("fake-w", 1.0)):
-        bench(results, name, 2, {"bench-global": (1.0, NOISE), "bench-global@32": (factor, SHUFFLE),
-                                 "bench-global-aa": (1.0, SHUFFLE)})
+        d = bench(results, name, 2, {"bench-global": (1.0, NOISE), "bench-global@32": (factor, SHUFFLE),
+                                     "bench-global-aa": (1.0, SHUFFLE)})
+        for arm in ("bench-global", "bench-global@32"):
+            console(d, arm, "tsc", 0.25)
+    for arm in ("bench-global", "bench-hashbl"):
+        console(os.path.join(results, "bench", "fake-c"), arm, "hpet", None)
     tiny, tiny2 = [x / 100 for x in NOISE], [x / 100 for x in SHUFFLE]  # CV 0.03%, as -icount gives
     for name, stop, metric, (n1, n2) in (("fake-p", "budget", "rate", (NOISE, SHUFFLE)),
                                          ("fake-q", "precision", "insns", (tiny, tiny2))):

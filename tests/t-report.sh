@@ -50,6 +50,15 @@ expect_grep '^- `fake-w`, one thread, create/s at 32 vCPUs over 2 vCPUs: 1\.00x 
 	"report: negative control: a 32-vCPU arm at the same rate is no significant change"
 expect_grep '^### bench-global@32 vs bench-global: the same kernel at 32 vCPUs against 2' "$rep" \
 	"report: a run with a KERNEL@N arm gets its comparison table"
+# The before/after table of the guest: a column per kind (clocksource), its
+# cells read from each kind's boots (fake-c: HPET, no CRNG; fake-v and
+# fake-w: TSC, CRNG at 0.25 s and the interleaved 32-vCPU arms).
+expect_grep '^\|  \| guest on `hpet` \(1 run\) \| guest on `tsc` \(2 runs\) \|$' "$rep" \
+	"report: the guest before/after table has a column per kind of guest"
+expect_grep '^\| crng init done \| never in 2 of 2 first boots \| 0\.25 s \|$' "$rep" \
+	"report: the guest table reads when the CRNG was seeded, and that it never was"
+expect_grep '^\| one thread.s creates/s at more vCPUs over fewer, interleaved .* \| - \| 0\.67x \[0\.6[0-9], 0\.[67][0-9]\] at 32 vs 2 \(`fake-v`\); 1\.00x' "$rep" \
+	"report: the guest table carries each kind's interleaved vCPU ratios"
 expect_grep '^- `fake-e` A/A calibration: 0 of 6 .*false-positive rate 6\.3% .*NOT TRUSTWORTHY: the test' "$rep" \
 	"report: noise that makes Welch's test too eager is caught by the calibration"
 expect_grep '^- `fake-f` A/A calibration: 6 of 6 .*NOT TRUSTWORTHY: the A/A arm differs' "$rep" \
