@@ -84,6 +84,19 @@ echo "$loops" | awk '{ exit !(NF == 2 && $1 >= 2e7 && $1 <= 2.2e7 && $2 >= 4e7 &
 	pass "the plugin counts a loop's known instructions: 2e7 and 4e7 expected, counted $loops" ||
 	fail "the plugin's counts of 2e7 and 4e7 instructions: '$loops'; see $o/insns/insns.txt"
 
+# Negative control: a plugin QEMU cannot load (here a library without
+# qemu_plugin_install, newer than the source so it is not rebuilt) stops
+# the boot as ERROR, with QEMU's reason, before any guest runs.
+mkdir -p "$o/bad-plugin-build"
+echo 'int not_a_plugin;' >"$o/bad-plugin.c"
+gcc -shared -fPIC "$o/bad-plugin.c" -o "$o/bad-plugin-build/insn-count.so"
+LAB_BUILD=$o/bad-plugin-build "$LAB_ROOT/vm/run.sh" -i -k "$kernel" -o "$o/bad-plugin" -c 2 -t 60 \
+	>"$o/bad-plugin.log" 2>&1
+rc=$?
+[ "$rc" = 5 ] && grep -q '^ERROR: .*Could not load plugin .*insn-count.so' "$o/bad-plugin/verdict" &&
+	pass "negative control: a TCG plugin QEMU cannot load is an ERROR that names it" ||
+	fail "negative control: a plugin QEMU cannot load gave exit $rc; see $o/bad-plugin.log"
+
 expect_exit 1 "negative control: a payload exiting 3 is FAIL" boot fail 180
 expect_grep '^FAIL: payload exit code 3$' "$o/fail/verdict" "the FAIL verdict carries the payload's exit code"
 
