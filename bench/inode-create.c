@@ -27,7 +27,7 @@
  *
  * (phase names take the prefix "shared-" with -s.)
  *
- * Each timed phase is bracketed by two markers (MARK_START, MARK_END) that
+ * Each timed phase is bracketed by two markers (mark_start(), mark_end()) that
  * the host's instruction counter (vm/insn-count.c) sees; -m runs one marker
  * alone, for the payload to bracket another program (fs_mark).
  *
@@ -76,13 +76,20 @@ static const enum phase *phases;
 static int nphases;
 
 /*
- * A marker for vm/insn-count.c, the TCG plugin that counts instructions
- * per vCPU (make bench METRIC=insns with more than one vCPU): the no-op
- * "nopl 0x4c41000N(%rax)", which the plugin knows by its encoding.
+ * The markers of vm/insn-count.c, the TCG plugin that counts instructions
+ * per vCPU (make bench METRIC=insns with more than one vCPU): the no-ops
+ * "nopl 0x4c410001(%rax)" (start) and "nopl 0x4c410002(%rax)" (end), which
+ * the plugin knows by their encoding.
  */
-#define MARK_START	"1"
-#define MARK_END	"2"
-#define MARK(id) asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x4c410000 + " id ::: "memory")
+static void mark_start(void)
+{
+	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x4c410001" : : : "memory");
+}
+
+static void mark_end(void)
+{
+	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x4c410002" : : : "memory");
+}
 
 static double now(void)
 {
@@ -241,9 +248,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'm':
 			if (!strcmp(optarg, "start"))
-				MARK(MARK_START);
+				mark_start();
 			else if (!strcmp(optarg, "end"))
-				MARK(MARK_END);
+				mark_end();
 			else
 				usage();
 			return 0;
@@ -305,14 +312,14 @@ int main(int argc, char **argv)
 		timed = current != MKTREE && current != RMTREE;
 		if (timed) {
 			settle(current == LOOKUP || current == WALK);
-			MARK(MARK_START);
+			mark_start();
 		}
 		t0 = now();
 		pthread_barrier_wait(&start_barrier);
 		pthread_barrier_wait(&end_barrier);
 		t1 = now();
 		if (timed)
-			MARK(MARK_END);
+			mark_end();
 		for (i = 0; i < nthreads; i++) {
 			unsigned long ops = workers[i].ops;
 

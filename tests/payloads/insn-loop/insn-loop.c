@@ -13,7 +13,10 @@ int main(int argc, char **argv)
 {
 	unsigned long n;
 
-	if (argc != 2 || (n = strtoul(argv[1], NULL, 10)) == 0)
+	if (argc != 2)
+		return 2;
+	n = strtoul(argv[1], NULL, 10);
+	if (!n)
 		return 2;
 	asm volatile(".byte 0x0f, 0x1f, 0x80; .long 0x4c410001\n"
 		     "1:	dec %0\n"
