@@ -157,6 +157,28 @@ class BenchRun:
                             "busy_s": sum(float(r["elapsed_s"]) for r in mine) * t})
         return out
 
+    def spin_turns(self):
+        """{(arm, phase, threads): [pause instructions per operation, a
+        value per boot]} from the boots the counting plugin counted (their
+        insns.txt: "mark ID VCPU TOTAL PAUSES ..."); the k-th marked
+        interval is the k-th BENCH line's, the pairing the bench's boot parser
+        checked when it recorded the boot."""
+        out = {}
+        boots = os.path.join(self.path, "boots")
+        for name in sorted(os.listdir(boots)) if os.path.isdir(boots) else []:
+            m = re.match(r"(.+)-r(\d+)$", name)
+            marks = [ln.split() for ln in read_lines(os.path.join(boots, name, "insns.txt"))
+                     if ln.startswith("mark ")]
+            if not m or m.group(1) not in self.arms or not marks:
+                continue
+            starts = [int(f[4]) for f in marks if f[1] == "1"]
+            ends = [int(f[4]) for f in marks if f[1] == "2"]
+            lines = [dict(kv.split("=", 1) for kv in ln.split()[1:])
+                     for ln in read_lines(os.path.join(boots, name, "guest", "bench.txt")) if ln.startswith("BENCH ")]
+            for b, s, e in zip(lines, starts, ends):
+                out.setdefault((m.group(1), b["phase"], int(b["threads"])), []).append((e - s) / int(b["ops"]))
+        return out
+
     def samples(self, arm, phase, threads):
         return self.data.get((arm, phase, threads), [])
 

@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import plots  # noqa: E402
 import stats  # noqa: E402
 from runs import INODE_HASH_FUNCS, bench_pairs, guest_facts  # noqa: E402
-from markdown import COMPARISON_HEAD, comparison_row, env_line, share_of, table  # noqa: E402
+from markdown import COMPARISON_HEAD, comparison_row, env_line, share_of, span, table  # noqa: E402
 
 
 def comparison_table(run, base, new, base_run=None):
@@ -257,21 +257,43 @@ def precision_lines(run):
 
 
 def insns_lines(run):
-    """What an instruction count is, and what it transfers (method text)."""
+    """What an instruction count is, and what it transfers (method text
+    for the counter the run's guests used), and the spin-wait turns."""
     cvs = [stats.describe(v)["cv"] for v in run.data.values() if len(v) > 1]
-    out = ["Metric: guest **instructions per operation**, counted by QEMU: under single-threaded TCG "
-           "with `-icount shift=0,sleep=off` guest time advances 1 ns per instruction executed and "
-           "skips idle time, so a phase's guest nanoseconds per operation are the instructions all "
-           "vCPUs executed per operation. Fewer is better. It transfers to hardware as the work the "
-           "kernel does on the path (a patch that adds instructions per create adds them on any "
-           "machine); it does not transfer as time: cache misses, sleeping waits and the cost of "
-           "each instruction are not in it. The guest has one vCPU (`-icount` hangs SMP guests at "
-           "bring-up), so 2 or more threads take turns on it: contention is artificial, and a "
-           "thread preempted while holding a lock makes the others wait, not spin."]
+    more = sorted({int(a.split("@")[1]) for a in run.arms if "@" in a and a.split("@")[1].isdigit()})
+    if run.params.get("vcpus") == "1":
+        how = ("counted by QEMU: under single-threaded TCG with `-icount shift=0,sleep=off` guest time "
+               "advances 1 ns per instruction executed and skips idle time, so a phase's guest "
+               "nanoseconds per operation are the instructions all vCPUs executed per operation")
+        threads = ("The guest has one vCPU (`-icount` hangs SMP guests at bring-up), so 2 or more "
+                   "threads take turns on it: contention is artificial, and a thread preempted while "
+                   "holding a lock makes the others wait, not spin.")
+        if more:
+            threads += " Its arms with more vCPUs (`KERNEL@N`) count through the lab's TCG plugin instead."
+    else:
+        how = ("counted by the lab's TCG plugin (`vm/insn-count.c`) under multi-threaded TCG: the "
+               "instructions all the guest's vCPUs (%s) executed between the markers `inode-create` "
+               "runs around each phase" % " or ".join(str(n) for n in sorted({int(run.params.get("vcpus", 0))} | set(more))))
+        threads = ("With 2 or more threads the count includes spin-wait loops, which turn for as long "
+                   "as the host leaves a lock holder's vCPU descheduled: there the count follows the "
+                   "host's timing as well as the kernel's work (the spin-wait turns are below).")
+    out = ["Metric: guest **instructions per operation**, %s. Fewer is better. It transfers to "
+           "hardware as the work the kernel does on the path (a patch that adds instructions per "
+           "create adds them on any machine); it does not transfer as time: cache misses, sleeping "
+           "waits and the cost of each instruction are not in it. %s" % (how, threads)]
     if cvs:
         out[0] += (" Across this run's points the CV of repeated boots is %.2f%% at the median and "
                    "%.2f%% at the worst." % (100 * float(np.median(cvs)), 100 * max(cvs)))
-    return out + [""]
+    out.append("")
+    turns = run.spin_turns()
+    if turns:
+        arms = [a for a in run.arms if any(k[0] == a for k in turns)]
+        rows = [[ph, t] + [span(turns[(a, ph, t)], "%.1f") if (a, ph, t) in turns else "-" for a in arms]
+                for ph in run.phases for t in run.threads]
+        out += ["Spin-wait turns per operation: the `pause` instructions (`cpu_relax()`, one per turn of "
+                "a kernel spin-wait loop) the plugin counted in each phase over its operations, the "
+                "range over boots.", ""] + table(["phase", "threads"] + ["`%s`" % a for a in arms], rows)
+    return out
 
 
 def guest_lines(run):

@@ -21,7 +21,9 @@ torture/fake-t: 3 boots each of six_lock, six_lock_pcpu (1.3x reads) and
 bench/fake-p, fake-q (2 vCPUs): fake-a's arms as PRECISION= runs that ran out
   of budget (fake-p) and reached the target (fake-q); fake-q also counts
   instructions (METRIC=insns): 1e9 / rate instructions per operation, with
-  the 0.03% noise of an instruction count.
+  the 0.03% noise of an instruction count; its first boots of bench-global
+  and bench-hashbl carry the plugin's insns.txt with 0.5 and 0.2 spin-wait
+  turns per create at one thread, 4.0 and 1.0 at two.
 bench/fake-v, fake-w (2 vCPUs): an arm bench-global@32 (the same kernel at
   32 vCPUs, interleaved) at 1/1.5 of bench-global's rates (fake-v) and at
   the same rates (fake-w); their first boots' consoles show the TSC and the
@@ -96,6 +98,23 @@ def over_hosts(results, name, hosts):
                 write(os.path.join(b, "host-env"), "host=%s.example\nhost_cpus=%d\nhost_cpu=fake %s\n"
                       % (login, cpus, login))
     write(os.path.join(d, "results.csv"), "\n".join(out) + "\n")
+
+
+def plugin_boot(run_dir, arm, turns1, turns2):
+    """An arm's first boot as the counting plugin records it: creates at 1
+    and 2 threads (1000 operations a thread) with TURNS1 and TURNS2 pause
+    instructions per operation (insns.txt: mark ID VCPU TOTAL PAUSES ...)."""
+    bench, marks, total, pauses = [], [], 0, 0
+    for t, turns in ((1, turns1), (2, turns2)):
+        ops = 1000 * t
+        bench.append("BENCH phase=create threads=%d ops=%d elapsed_s=1.0 ops_per_s=%d "
+                     "min_thread_ops=1000 max_thread_ops=1000" % (t, ops, ops))
+        marks.append("mark 1 0 %d %d %d 0" % (total, pauses, total))
+        total, pauses = total + 20000 * ops, pauses + int(turns * ops)
+        marks.append("mark 2 0 %d %d %d 0" % (total, pauses, total))
+    b = os.path.join(run_dir, "boots", arm + "-r1")
+    write(os.path.join(b, "guest", "bench.txt"), "\n".join(bench) + "\n")
+    write(os.path.join(b, "insns.txt"), "\n".join(marks) + "\n")
 
 
 def console(run_dir, arm, clock, crng_s):
@@ -246,6 +265,9 @@ def main():
             f.write("metric=%s\nprecision_pct=3\nbudget_min=10\nfirst_stage=5\n" % metric)
         write(os.path.join(d, "precision"), "target_pct=3\nfirst_stage=5\nneeded=%d\nrepeats=5\nstop=%s\n"
               % (12 if stop == "budget" else 5, stop))
+        if metric == "insns":
+            plugin_boot(d, "bench-global", 0.5, 4.0)
+            plugin_boot(d, "bench-hashbl", 0.2, 1.0)
     # hash-bl 1.5x on one host and 1/1.5 on the other: pooled, no change
     # (and a wide interval); per host, better on one and worse on the other.
     over_hosts(results, "fake-h", [

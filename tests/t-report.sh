@@ -142,6 +142,15 @@ expect_grep '^Precision: PRECISION=3 .*asked for 5 repeats; the run booted 5: re
 	"report: a PRECISION run that reached its target says so"
 expect_grep '^\| create \| 1 \| 1000000 ± [0-9]+ \| 666667 ± [0-9]+ \| -33\.3% \|.*\| \*\*better\*\* \| no \|' "$rep" \
 	"report: METRIC=insns shows instructions per operation, and fewer is better"
+# A 2-vCPU METRIC=insns run counts through the plugin, and its boots'
+# insns.txt give the spin-wait turns per operation (fake-q: 4.0 and 1.0
+# at two threads; its A/A arm has no such boot).
+expect_grep '^Metric: .*counted by the lab.s TCG plugin .*the guest.s vCPUs \(2\) executed' "$rep" \
+	"report: a 2-vCPU METRIC=insns run says the plugin counted it, not -icount"
+expect_grep '^\| create \| 2 \| 4\.0 \| 1\.0 \|$' "$rep" \
+	"report: spin-wait turns per operation are read from each boot's insns.txt, per arm"
+expect_grep '^\| create \| 1 \| 0\.5 \| 0\.2 \|$' "$rep" \
+	"report: spin-wait turns at one thread differ from two threads' (the k-th marked interval is the k-th phase)"
 expect_grep '^\| lookup \| 2 \| .* \| no significant change \| yes \|' "$rep" \
 	"report: TOST calls an A/A pair equivalent within 2%"
 n=$("$PY" "$LAB_ROOT/bench/precision.py" "$o/results/bench/fake-a" 3 5 | sed -n 1p)
