@@ -10,7 +10,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import plots  # noqa: E402
 import stats  # noqa: E402
-from runs import INODE_HASH_FUNCS, bench_pairs, guest_facts  # noqa: E402
+from runs import INODE_HASH_FUNCS, bench_pairs, guest_facts, vcpu_arms  # noqa: E402
 from markdown import COMPARISON_HEAD, comparison_row, env_line, share_of, span, table  # noqa: E402
 
 
@@ -260,7 +260,7 @@ def insns_lines(run):
     """What an instruction count is, and what it transfers (method text
     for the counter the run's guests used), and the spin-wait turns."""
     cvs = [stats.describe(v)["cv"] for v in run.data.values() if len(v) > 1]
-    more = sorted({int(a.split("@")[1]) for a in run.arms if "@" in a and a.split("@")[1].isdigit()})
+    more = sorted({int(a.split("@")[1]) for a in vcpu_arms(run)})
     if run.params.get("vcpus") == "1":
         how = ("counted by QEMU: under single-threaded TCG with `-icount shift=0,sleep=off` guest time "
                "advances 1 ns per instruction executed and skips idle time, so a phase's guest "

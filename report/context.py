@@ -168,25 +168,30 @@ def vcpu_cost_lines(points):
             "made at different times on a host whose own speed varies, see README):", ""] + out + [""]
 
 
+def vcpu_comparisons(run, phases=None):
+    """For each arm KERNEL@N of a run and each phase: (N, phase, the
+    Comparison of KERNEL's one-thread samples with the arm's)."""
+    for arm in vcpu_arms(run):
+        k, n = arm.split("@")
+        for phase in phases or run.phases:
+            a, b = run.samples(k, phase, 1), run.samples(arm, phase, 1)
+            if a and b:
+                yield n, phase, stats.Comparison(a, b)
+
+
 def interleaved_vcpu_lines(runs):
     """What more vCPUs cost one thread, from the runs that boot a kernel at
     two vCPU counts interleaved (an arm KERNEL@N): the ratio of the
     one-thread rates (or instruction counts) with its 95% interval."""
     out = []
     for run in runs:
-        for arm in vcpu_arms(run):
-            k, n = arm.split("@")
-            for phase in run.phases:
-                a, b = run.samples(k, phase, 1), run.samples(arm, phase, 1)
-                if not a or not b:
-                    continue
-                c = stats.Comparison(a, b)
-                what = "instructions per %s" % phase if run.insns else "%s/s" % phase
-                f = "%.3f" if run.insns else "%.2f"  # counts resolve a tenth of a percent
-                ci = "" if not c.testable else (" [%s, %s]" % (f, f)) % (c.lo, c.hi)
-                out.append(("- `%s`, one thread, %s at %s vCPUs over %s vCPUs: " + f + "x%s, %s (%d and %d boots).")
-                           % (run.name, what, n, run.params.get("vcpus"), c.ratio, ci,
-                              c.verdict(run.higher_is_better), len(b), len(a)))
+        for n, phase, c in vcpu_comparisons(run):
+            what = "instructions per %s" % phase if run.insns else "%s/s" % phase
+            f = "%.3f" if run.insns else "%.2f"  # counts resolve a tenth of a percent
+            ci = "" if not c.testable else (" [%s, %s]" % (f, f)) % (c.lo, c.hi)
+            out.append(("- `%s`, one thread, %s at %s vCPUs over %s vCPUs: " + f + "x%s, %s (%d and %d boots).")
+                       % (run.name, what, n, run.params.get("vcpus"), c.ratio, ci,
+                          c.verdict(run.higher_is_better), c.nb, c.na))
     if not out:
         return []
     return ["What more vCPUs cost one thread, measured interleaved in one run (the same kernel "
@@ -241,14 +246,9 @@ def guest_kind_cells(runs, points, clock):
         v = [f[key] for f in facts if f[key] is not None]
         return span(v, "%.2f%%") if v else "-"
     ends = vcpu_ends(points, clock)
-    inter = []
-    for run, _c in runs:
-        for arm in vcpu_arms(run) if not run.insns else []:
-            a, b = run.samples(arm.split("@")[0], "create", 1), run.samples(arm, "create", 1)
-            if len(a) > 1 and len(b) > 1:
-                c = stats.Comparison(a, b)
-                inter.append("%sx [%.2f, %.2f] at %s vs %s (`%s`)" % ("%.2f" % c.ratio, c.lo, c.hi,
-                             arm.split("@")[1], run.params.get("vcpus"), run.name))
+    inter = ["%.2fx [%.2f, %.2f] at %s vs %s (`%s`)" % (c.ratio, c.lo, c.hi, n, run.params.get("vcpus"), run.name)
+             for run, _c in runs if not run.insns
+             for n, _ph, c in vcpu_comparisons(run, ("create",)) if c.testable]
 
     def cvs(insns):
         v = [100 * float(np.median([x for p in cal["points"] for x in p[2:4]]))
