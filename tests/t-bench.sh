@@ -124,15 +124,25 @@ for (ph, t), v in sorted(per.items()):
     print("%s/%d %.0f %.0f %.4f" % (ph, t, a, b, abs(a - b) / min(a, b)))
 PY
 }
-# expect_insns_agree RUN POINTS MAX WHAT: RUN has POINTS points, and at each
-# its two arms' instructions per operation differ by at most MAX (a fraction).
-expect_insns_agree() {
+# insns_agree RUN POINTS MAX: RUN has POINTS points, and at each its two
+# arms' instructions per operation differ by at most MAX (a fraction).
+insns_agree() {
 	insns_spread "$1" >"$1.spread"
 	[ "$(wc -l <"$1.spread")" = "$2" ] &&
-		awk -v m="$3" '$2 < 1000 || $4 > m { bad = 1 } END { exit bad }' "$1.spread" &&
-		pass "$4" ||
+		awk -v m="$3" '$2 < 1000 || $4 > m { bad = 1 } END { exit bad }' "$1.spread"
+}
+expect_insns_agree() {  # expect_insns_agree RUN POINTS MAX WHAT
+	insns_agree "$1" "$2" "$3" && pass "$4" ||
 		fail "$4: they disagree (phase/threads, insns/op A, A', spread): $(tr '\n' ';' <"$1.spread")"
 }
+# Negative control: a made-up A/A pair 5% apart at one point disagrees.
+mkdir -p "$o/insns-apart"
+printf '%s\n' arm,kernel,repeat,threads,phase,ops,elapsed_s,ops_per_s,min_thread_ops,max_thread_ops \
+	bench-global,bench-global,1,1,create,2000,0.04,50000.0,2000,2000 \
+	bench-global-aa,bench-global,1,1,create,2000,0.042,47619.0,2000,2000 >"$o/insns-apart/results.csv"
+! insns_agree "$o/insns-apart" 1 0.03 &&
+	pass "negative control: instruction counts 5% apart fail the 3% agreement check" ||
+	fail "negative control: counts 5% apart passed; see $o/insns-apart.spread"
 "$B" -i -c 1 -n 1 -f 2000 -w create -k bench-global -o "$o" -r insns >"$o/insns.log" 2>&1
 ri=$o/insns
 expect_grep '^metric=insns$' "$ri/parameters" "METRIC=insns: the run records its metric"

@@ -79,10 +79,21 @@ expect_grep '^PASS$' "$o/icount/verdict" "an instruction-counting boot passes it
 "$LAB_ROOT/vm/run.sh" -i -k "$kernel" -o "$o/insns" -c 2 -t 180 -p "$pl/insn-loop" >"$o/insns.log" 2>&1
 expect_grep '^accel=tcg-insns$' "$o/insns/env" "an instruction-counting boot with 2 vCPUs records accelerator tcg-insns"
 expect_grep '^PASS$' "$o/insns/verdict" "an instruction-counting boot with 2 vCPUs passes its payload"
-loops=$(awk '$1 == "mark" { if ($2 == 1) s = $4; else printf "%d ", $4 - s }' "$o/insns/insns.txt" 2>/dev/null)
-echo "$loops" | awk '{ exit !(NF == 2 && $1 >= 2e7 && $1 <= 2.2e7 && $2 >= 4e7 && $2 <= 4.4e7) }' &&
+# loops_counted INSNS_TXT: the instructions of each marked interval, and
+# whether they are the loops' 2e7 and 4e7 (at least, and at most 10% more).
+loops_counted() {
+	loops=$(awk '$1 == "mark" { if ($2 == 1) s = $4; else printf "%d ", $4 - s }' "$1" 2>/dev/null)
+	echo "$loops" | awk '{ exit !(NF == 2 && $1 >= 2e7 && $1 <= 2.2e7 && $2 >= 4e7 && $2 <= 4.4e7) }'
+}
+loops_counted "$o/insns/insns.txt" &&
 	pass "the plugin counts a loop's known instructions: 2e7 and 4e7 expected, counted $loops" ||
 	fail "the plugin's counts of 2e7 and 4e7 instructions: '$loops'; see $o/insns/insns.txt"
+# Negative control: a plugin that counted blocks (here one per loop turn:
+# half the instructions) fails the check.
+printf 'mark 1 0 0 0\nmark 2 0 10000000 0\nmark 1 0 10000000 0\nmark 2 0 30000000 0\n' >"$o/blocks-insns.txt"
+! loops_counted "$o/blocks-insns.txt" &&
+	pass "negative control: counts of half the loops' instructions fail the check" ||
+	fail "negative control: half the instructions passed as the loops' count"
 
 # Negative control: a plugin QEMU cannot load (here a library without
 # qemu_plugin_install, newer than the source so it is not rebuilt) stops
