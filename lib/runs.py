@@ -32,8 +32,10 @@ class RunError(Exception):
 def read_kv(path):
     kv = {}
     try:
-        for line in open(path):
-            k, sep, v = line.rstrip("\n").partition("=")
+        # newline="\n": a CR that a serial console left in a value (runs
+        # judged before judge.sh dropped them) must not split its line.
+        for line in open(path, newline="\n"):
+            k, sep, v = line.rstrip("\n").replace("\r", "").partition("=")
             if sep:
                 kv[k] = v
     except OSError:

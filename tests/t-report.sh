@@ -179,7 +179,8 @@ expect_grep '^- `fake-n` mutant gate: 2 of 2 mutants caught \(100\.0%\), missed:
 	"report: the score sentence flips when every mutant is caught"
 expect_grep '^- `barrier-x` \(may-miss\): no barrier The reason barrier-x can be missed\.' "$rep" \
 	"report: a missed mutant is listed with its reason"
-expect_grep '^\| `wakeup-x` \| caught \| SIX-4 \| stall,hung_task \|' "$rep" "report: the kill matrix names the detectors"
+expect_grep '^\| `wakeup-x` \| caught \| SIX-4 \| stall,hung_task,check \(writer waited\) \|' "$rep" \
+	"report: the kill matrix names the detectors, and a six check's message whole (a console's CR dropped)"
 expect_grep '^Within the host.s 2 CPUs: these points are the lab.s timing reference\.' "$rep" \
 	"report: a run within the host's CPUs is the timing reference"
 expect_grep '^Overcommitted: the guest.s 4 vCPUs exceed the host.s 2 CPUs' "$rep" \

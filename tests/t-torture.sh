@@ -49,6 +49,13 @@ expect_exit 1 "judge: a failed six check fails the run, named" "$T/judge.sh" "$(
 	'[   11.0] six_relock-torture: !!! six check failed: relock succeeded but the protected record changed' "$ok_end")"
 expect_grep '^check=relock succeeded but the protected record changed$' "$o/fake/chk/summary" \
 	"judge: the summary names the failed six check"
+# The serial console ends its lines in CRLF: the CR stays out of the summary
+# (in an outcome file it once cut a kill-matrix cell short).
+cr=$(printf '\r')
+expect_exit 1 "judge: a failed six check on a CRLF console fails the run" "$T/judge.sh" "$(fake chkcr SUCCESS PASS \
+	"[   11.0] six_lock-torture: !!! six check failed: two intent holders at once$cr" "$ok_end$cr")"
+expect_grep '^check=two intent holders at once$' "$o/fake/chkcr/summary" \
+	"judge: a CRLF console's check message reaches the summary without its CR"
 expect_exit 0 "judge: locktorture's ??? imbalance flag is reported, not a failure" "$T/judge.sh" "$(fake imbalance SUCCESS PASS \
 	'[   19.9] Writes:  Total: 100  Max/Min: 90/10 ???  Fail: 0' "$ok_end")"
 expect_grep '^info_imbalance=1$' "$o/fake/imbalance/badness" "judge: the imbalance flag is counted"

@@ -102,6 +102,6 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 			}
 		}' "$d/console.log"
 	sed 's/^/badness_/' "$d/badness"
-} | write_atomic "$d/summary"
+} | tr -d '\r' | write_atomic "$d/summary"  # the serial console's CRLF
 
 case $j in PASS*) exit 0 ;; *) exit 1 ;; esac
