@@ -115,7 +115,8 @@ expect_exit 3 "negative control: a hanging payload is killed at its timeout and 
 expect_grep '^HANG' "$o/hang/verdict" "the verdict file says HANG"
 
 expect_exit 2 "negative control: a kernel panic is reported as PANIC" boot panic 180
-expect_grep '^PANIC' "$o/panic/verdict" "the verdict file says PANIC"
+expect_grep '^PANIC: [^'"$(printf '\r')"']*$' "$o/panic/verdict" \
+	"the verdict file says PANIC, quoting the console without its CR"
 
 expect_exit 4 "negative control: a guest that powers off without an exit code is not a pass" boot poweroff 180
 

@@ -56,6 +56,12 @@ expect_exit 1 "judge: a failed six check on a CRLF console fails the run" "$T/ju
 	"[   11.0] six_lock-torture: !!! six check failed: two intent holders at once$cr" "$ok_end$cr")"
 expect_grep '^check=two intent holders at once$' "$o/fake/chkcr/summary" \
 	"judge: a CRLF console's check message reaches the summary without its CR"
+# A runner verdict stored with the console's CR (before vm/boot.sh dropped
+# it) is quoted without it.
+expect_exit 1 "judge: a guest panic fails a SUCCESS run" "$T/judge.sh" "$(fake panicr SUCCESS "PANIC: Fatal exception$cr" \
+	'[   12.0] Kernel panic - not syncing: Fatal exception')"
+expect_grep '^FAIL: guest PANIC: Fatal exception$' "$o/fake/panicr/judgement" \
+	"judge: the judgement quotes a runner verdict without the console's CR"
 expect_exit 0 "judge: locktorture's ??? imbalance flag is reported, not a failure" "$T/judge.sh" "$(fake imbalance SUCCESS PASS \
 	'[   19.9] Writes:  Total: 100  Max/Min: 90/10 ???  Fail: 0' "$ok_end")"
 expect_grep '^info_imbalance=1$' "$o/fake/imbalance/badness" "judge: the imbalance flag is counted"

@@ -13,7 +13,8 @@
 d=$1
 [ -r "$d/console.log" ] || die "no console.log in $d"
 expect=$(cat "$d/expect" 2>/dev/null || echo SUCCESS)
-runner=$(cat "$d/verdict" 2>/dev/null || echo "NOVERDICT: no runner verdict")
+# tr: verdicts written before vm/boot.sh dropped the console's CR.
+runner=$(tr -d '\r' 2>/dev/null <"$d/verdict" || echo "NOVERDICT: no runner verdict")
 
 grep -v '^#' "$LAB_ROOT/torture/console-badness" | grep . |
 	while IFS='	' read -r class re; do

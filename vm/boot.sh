@@ -32,8 +32,8 @@ say() {
 		printf '[boot] %s\n' "$*"
 	fi >&2
 }
-verdict() {
-	echo "$1" | write "$out/verdict"
+verdict() {  # the console's CRLF stays out of the verdicts quoting it
+	printf '%s\n' "$1" | tr -d '\r' | write "$out/verdict"
 	say "verdict $1"
 	exit "$2"
 }
