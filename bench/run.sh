@@ -1,9 +1,10 @@
 #!/bin/sh
 # The inode-create benchmark: kernels compared in one run, interleaved (make bench).
 # usage: bench/run.sh -c VCPUS [-t "THREADS"] [-n REPEATS] [-f FILES]
-#                     [-w "WORKLOADS"] [-k "KERNELS"] [-i] [-W PCT [-B MIN]] [-P]
-#                     [-H HOSTS_FILE] [-r RUN] [-o DIR]
-#   -c  vCPUs of every guest (required), but see -k's KERNEL@N
+#                     [-w "WORKLOADS"] [-k "KERNELS"] [-i | -L | -A] [-W PCT [-B MIN]]
+#                     [-P] [-H HOSTS_FILE] [-r RUN] [-o DIR] [-D]
+#   -c  vCPUs of every guest (required), but see -k's KERNEL@N; with -L the
+#       CPU count the projection reaches (at least 64)
 #   -t  thread counts (default 1 2 4 ... up to VCPUS)
 #   -n  repeats of every point (default 5)
 #   -f  files per thread and phase: fixed work, not time (default 4000)
@@ -36,6 +37,20 @@
 #       vCPU's instructions between markers around each phase (vm/run.sh
 #       -i); no profile boots; user address spaces are not randomised
 #       (norandmaps), so a count repeats
+#   -L  count critical sections (make bench METRIC=locks): every boot has 2
+#       vCPUs, runs 1 and 2 threads pinned one a vCPU, and the plugin traces
+#       its lock acquisitions (vm/run.sh -l); bench/locks.py pairs them into
+#       each boot's locks.csv (acquisitions per operation and instructions
+#       held, per lock), and the summary projects throughput against CPUs
+#       from them (lib/lockmodel.py).  Defaults: 3 repeats, 500 files,
+#       workloads "create shared walk", no profile boots
+#   -D  print the plan (what would boot, and about how long) and stop
+#   -A  choose (make bench with no METRIC): rates (as without -i or -L) on a
+#       host with at least VCPUS CPUs where KVM works; elsewhere -L, which
+#       answers the scaling question from counts, then a short labelled
+#       side run of rates at VCPUS vCPUs (RUN-overcommit: one repeat, 100
+#       files, threads 1 and VCPUS), which shows what overcommit does
+#       and nothing about the kernels
 # Every repeat boots each kernel once, in the same order (A B A' ...), and
 # sweeps every thread count in that boot; the first kernel is booted twice
 # per repeat (arm "<kernel>-aa"), an A/A comparison that calibrates the
@@ -46,8 +61,10 @@
 
 vcpus= threads= repeats=5 files=4000 workloads=create kernels="bench-global bench-hashbl"
 profile=1 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/bench icount= metric=rate precision= budget=120
-hosts=
-while getopts c:t:n:f:w:k:iW:B:PH:r:o:h opt; do
+hosts= given=
+plan_only=
+while getopts c:t:n:f:w:k:iLAW:B:PH:r:o:Dh opt; do
+	given="$given$opt"
 	case $opt in
 	c) vcpus=$OPTARG ;;
 	t) threads=$OPTARG ;;
@@ -60,6 +77,9 @@ while getopts c:t:n:f:w:k:iW:B:PH:r:o:h opt; do
 	B) budget=$OPTARG ;;
 	H) hosts=$OPTARG ;;
 	i) icount=-i profile=0 metric=insns ;;
+	L) icount=-l profile=0 metric=locks ;;
+	A) metric=auto ;;
+	D) plan_only=1 ;;
 	r) run=$OPTARG ;;
 	o) dir=$OPTARG ;;
 	*) usage_from_header; exit 2 ;;
@@ -67,6 +87,55 @@ while getopts c:t:n:f:w:k:iW:B:PH:r:o:h opt; do
 done
 [ -n "$vcpus" ] || die_usage "VCPUS is required: make bench VCPUS=N"
 "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
+hostcpus=$(nproc)
+opt_given() { case $given in *"$1"*) ;; *) return 1 ;; esac; }
+side=
+if [ "$metric" = auto ]; then
+	# Rates answer the scaling question only where every vCPU is a real CPU.
+	why=
+	if [ "$vcpus" -gt "$hostcpus" ]; then
+		why="$vcpus vCPUs on $hostcpus host CPUs are time-sliced $(( (vcpus + hostcpus - 1) / hostcpus ))x"
+	elif [ ! -w /dev/kvm ]; then
+		why="there is no KVM here (no writable /dev/kvm), and TCG's timing is not the hardware's"
+	else
+		first_kernel=${kernels%% *}
+		run_child "$LAB_ROOT/vm/build-kernel.sh" "${first_kernel%@*}" || exit 1
+		[ "$("$LAB_ROOT/vm/accel.sh" "$LAB_BUILD/out/${first_kernel%@*}/arch/x86/boot/bzImage")" = kvm ] ||
+			why="KVM's probe boot failed here ($(sed -n 2p "$LAB_BUILD/accel.probe")), and TCG's timing is not the hardware's"
+	fi
+	if [ -z "$why" ]; then
+		metric=rate
+		progress bench "$vcpus vCPUs on $hostcpus host CPUs with KVM: rates are measured directly"
+	else
+		metric=locks icount=-l profile=0 side=$vcpus
+		cat >&2 <<-EOF
+		make bench VCPUS=$vcpus on this host: $why.
+		  What rates at $vcpus vCPUs would show here is the host's scheduling (spinning vCPUs
+		  waiting for lock holders the host has descheduled), not whether a lock stops scaling.
+		  So this run counts every lock's critical sections exactly (2 vCPUs on 2 host CPUs, the
+		  TCG plugin), per operation and kernel, and projects them to 1-$(( vcpus > 64 ? vcpus : 64 )) CPUs with a queueing
+		  model (lib/lockmodel.py), set beside published hardware numbers in REPORT.md.  It
+		  cannot measure a rate on real cores: run it on a host with $vcpus CPUs and KVM for that.
+		  Then a short side run, $run-overcommit, times $vcpus vCPUs here, labelled as such.
+		EOF
+	fi
+fi
+target=
+if [ "$metric" = locks ]; then
+	# The boots have 2 vCPUs (parallel on 2 host CPUs); VCPUS is how far the
+	# projection goes.
+	target=$(( vcpus > 64 ? vcpus : 64 )) vcpus=2
+	opt_given n || repeats=3
+	opt_given f || files=500
+	opt_given w || workloads="create shared walk"
+	opt_given t || threads="1 2"
+	for t in $threads; do
+		[ "$t" = 1 ] || [ "$t" = 2 ] || die_usage "METRIC=locks runs 1 or 2 threads (one a vCPU), not THREADS=$t"
+	done
+	echo "$kernels" | grep -qv @ || die_usage "METRIC=locks does not take an arm KERNEL@N: every boot has 2 vCPUs"
+	[ -z "$hosts" ] || die_usage "METRIC=locks does not go with HOSTS=: its TCG plugin is built on this host only"
+	[ -z "$precision" ] || die_usage "PRECISION= is for rates; critical sections are counted, not sampled"
+fi
 is_uint "$repeats" && [ "$repeats" -ge 1 ] || die_usage "REPEATS must be a whole number from 1, not '$repeats'"
 if [ -n "$precision" ]; then
 	echo "$precision" | grep -Eq '^[0-9]+(\.[0-9]+)?$' && awk -v p="$precision" 'BEGIN { exit !(p > 0) }' ||
@@ -80,7 +149,7 @@ if [ -n "$hosts" ]; then
 	# Stein's second stage needs the first stage's spread of one host.
 	[ -z "$precision" ] || die_usage "PRECISION= and HOSTS= do not go together: the repeats a ratio needs are a host's own"
 fi
-[ "$repeats" -ge 5 ] || warn "REPEATS=$repeats: fewer than 5 repeats make wide confidence intervals"
+[ "$repeats" -ge 5 ] || [ "$metric" = locks ] || warn "REPEATS=$repeats: fewer than 5 repeats make wide confidence intervals"
 is_uint "$files" && [ "$files" -ge 1 ] || die_usage "FILES must be a whole number from 1, not '$files'"
 nphases=0
 for w in $workloads; do
@@ -112,6 +181,42 @@ for k in $kernels; do
 done
 [ "$(echo $kernels | tr ' ' '\n' | sort -u | wc -l)" = "$(echo $kernels | wc -w)" ] ||
 	die_usage "KERNELS names an arm twice: '$kernels'"
+# The guest's ext4 has a fixed number of inodes (mke2fs -N in the payload).
+# Files live at most one measurement (unlinked, or the walk's tree removed),
+# except fs_mark's, which stay for the boot; a profile boot sweeps the top
+# thread count alone, then profiles inode-create and runs fs_mark once more.
+# Stop before building or booting anything.
+guest_inodes=200000
+top=$(echo $threads | tr ' ' '\n' | sort -n | tail -n 1)
+inodes_needed=$(echo $threads | tr ' ' '\n' | awk -v f="$files" -v w=" $workloads " -v p="$profile" -v top="$top" '
+	{ if ($1 * (f + 17) > one) one = $1 * (f + 17); if (w ~ / fsmark /) { kept += $1 * f; kept_top = top * f } }
+	END { n = one + kept; if (p && kept_top + top * (f + 17) > n) n = kept_top + top * (f + 17); print n + 100 }')
+[ "$inodes_needed" -le "$guest_inodes" ] ||
+	die_usage "FILES=$files with THREADS up to $top ($workloads) needs about $inodes_needed inodes, more than the guest's ext4 has ($guest_inodes): lower FILES or THREADS"
+first=$(echo $kernels | cut -d' ' -f1)
+arms="$kernels $first-aa"
+nthreads=$(echo $threads | wc -w)
+nboots=$(( $(echo $arms | wc -w) * repeats + profile * $(echo $kernels | wc -w) ))
+# estimate_s VCPUS "THREADS" FILES PHASES: the seconds one boot takes, from
+# rates measured on this lab's 2-core hosts (2026-12-06/07): a boot and its
+# ext4 (10 s + 1.5 s a vCPU), a settle and sync before every phase (1 s);
+# per thread 1,500 operations/s while threads and vCPUs fit the host's
+# CPUs, else 250/s for all threads together; 800/s under -icount, and the
+# lock trace's rate (-L) per thread.
+estimate_s() {
+	echo $2 | tr ' ' '\n' | awk -v v="$1" -v f="$3" -v p="$4" -v h="$hostcpus" -v m="$metric" '
+		{ t = $1; s += p
+		  if (m == "locks") s += p * f / 250
+		  else if (m == "insns" && v == 1) s += p * t * f / 800
+		  else if (t <= h && v <= h) s += p * f / 1500
+		  else s += p * t * f / 250 }
+		END { printf "%d", 10 + 1.5 * v + s }'
+}
+plan_s=$(( (nboots - profile * $(echo $kernels | wc -w)) * $(estimate_s "$vcpus" "$threads" "$files" "$nphases") +
+	profile * $(echo $kernels | wc -w) * $(estimate_s "$vcpus" "$top" "$files" 13) ))
+[ -z "$side" ] || plan_s=$((plan_s + 3 * $(estimate_s "$side" "1 $side" 100 3)))
+progress bench "plan: METRIC=$metric, $nboots boots of $vcpus vCPUs ($arms; $repeats repeats${target:+; projected to 1-$target CPUs}), threads $threads, $files files per thread, $workloads${side:+; then the side run at $side vCPUs}: about $(( (plan_s + 59) / 60 )) min, kernel builds not included"
+[ -z "$plan_only" ] || exit 0
 # A benchmark has the host to itself.  (Stale guests of a killed run hold the
 # host lock too: reap them first.)
 reap_stale_runs "$dir"
@@ -129,9 +234,6 @@ for k in $kernels; do  # per arm: a KERNEL@N arm gets KERNEL's
 	cp "$LAB_BUILD/out/${k%@*}/lab-build.env" "$rundir/provenance/$k.build.env"
 	cp "$LAB_BUILD/out/${k%@*}/.config" "$rundir/provenance/$k.config"
 done
-first=$(echo $kernels | cut -d' ' -f1)
-arms="$kernels $first-aa"
-nthreads=$(echo $threads | wc -w)
 # Room for the RAM disk (1 GiB), the page cache and every vCPU.
 guest_mem() { echo $((2048 + 32 * $1)); }
 mem=$(guest_mem "$vcpus")
@@ -139,7 +241,7 @@ arm_vcpus() {  # arm_vcpus ARM: the vCPUs it boots with (KERNEL@N: N)
 	case $1 in *@*) echo "${1##*@}" ;; *) echo "$vcpus" ;; esac
 }
 bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
-	echo "brd.rd_nr=1 brd.rd_size=1048576 lab.threads=$(echo $1 | tr ' ' ,) lab.files=$files lab.workloads=$(echo $workloads | tr ' ' ,)${icount:+ norandmaps}"
+	echo "brd.rd_nr=1 brd.rd_size=1048576 lab.inodes=$guest_inodes lab.threads=$(echo $1 | tr ' ' ,) lab.files=$files lab.workloads=$(echo $workloads | tr ' ' ,)${icount:+ norandmaps}${target:+ lab.pin=1}"
 }
 {
 	echo "vcpus=$vcpus"
@@ -152,17 +254,18 @@ bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
 	echo "mem_mib=$mem"
 	echo "order=interleaved: each repeat boots $arms in this order"
 	echo "metric=$metric"
+	[ -z "$target" ] || echo "project_to=$target"
+	[ -z "${LAB_BENCH_SIDE_OF:-}" ] || echo "side_run_of=$LAB_BENCH_SIDE_OF"
 	[ -z "$hosts" ] || echo "hosts=hosts"
 	[ -z "$precision" ] || echo "precision_pct=$precision budget_min=$budget first_stage=$repeats" | tr ' ' '\n'
 } >"$rundir/parameters"
 
 "$LAB_ROOT/bench/parse-boot.sh" -H ${hosts:+host} >"$rundir/results.csv"
-nboots=$(( $(echo $arms | wc -w) * repeats + profile * $(echo $kernels | wc -w) ))
 b=0
 t_start=$(date +%s)
-left() {  # estimated minutes left, from the boots done before this one
-	awk -v b="$((b - 1))" -v n="$nboots" -v s="$(( $(date +%s) - t_start ))" \
-		'BEGIN { if (b <= 0) print "?"; else printf "%d", s / b * (n - b) / 60 }'
+left() {  # estimated minutes left: from the boots done before this one, or the plan
+	awk -v b="$((b - 1))" -v n="$nboots" -v s="$(( $(date +%s) - t_start ))" -v plan="$plan_s" \
+		'BEGIN { if (b <= 0) printf "%d", (plan + 59) / 60; else printf "%d", (s / b * (n - b) + 59) / 60 }'
 }
 
 # A boot's time limit: generous for 100 operations a second (a 32-vCPU TCG
@@ -186,11 +289,19 @@ record() {
 		>>"$rundir/results.csv" || die "could not parse $d"
 	[ "$(grep -c '^BENCH' "$d/guest/bench.txt")" = $((nphases * nthreads)) ] ||
 		die "boot $d reported $(grep -c '^BENCH' "$d/guest/bench.txt") results, expected $((nphases * nthreads))"
+	[ "$metric" != locks ] || count_locks "$d" "${1%-aa}"
+}
+# count_locks BOOT_DIR KERNEL: the boot's critical sections (locks.csv) from
+# its lock trace, which is too large to keep (tens of MB a boot) unless
+# LAB_KEEP_LOCK_TRACE is set.
+count_locks() {
+	/usr/bin/python3 "$LAB_ROOT/bench/locks.py" "$1" "$LAB_BUILD/out/$2/System.map" >"$1/locks.csv.tmp" &&
+		mv -f "$1/locks.csv.tmp" "$1/locks.csv" || die "could not count the critical sections of $1"
+	[ -n "${LAB_KEEP_LOCK_TRACE:-}" ] || rm -f "$1/locks.bin"
 }
 # profile_boot KERNEL: one boot at the top thread count with perf, lock
 # contention, trace-cmd and fs_mark: four create workloads and fs_mark,
 # each of FILES per thread, 13 phases.
-top=$(echo $threads | tr ' ' '\n' | tail -n 1)
 profile_boot() {
 	mkdir -p "$rundir/profiles/$1"
 	boot "$1" "$rundir/profiles/$1" "$top" "lab.profile=1" $((top * files * 13))
@@ -286,3 +397,8 @@ fi
 cat "$rundir/summary.txt"
 run_finish
 progress bench "run complete: $dir/$run"
+[ -n "$side" ] || exit 0
+# The side run has the host to itself too: this run lets go of its lock.
+exec 9>&-
+progress bench "side run $run-overcommit: rates at $side vCPUs on $hostcpus host CPUs, to show what overcommit does"
+LAB_BENCH_SIDE_OF=$run exec "$0" -c "$side" -t "1 $side" -n 1 -f 100 -w create -P -k "$kernels" -r "$run-overcommit" -o "$dir"

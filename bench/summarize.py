@@ -7,7 +7,9 @@ For each phase and thread count: each arm's mean ops/s and standard
 deviation over the repeats, and each arm's change against the first kernel
 with its 95% interval (Welch's t-test on ln(ops/s), as in REPORT.md).  Then
 what the profile boots saw: the share of perf samples in the spinlock slow
-path and its callers, the top contended locks, and fs_mark's files/s.
+path and its callers, the top contended locks, and fs_mark's files/s.  A
+METRIC=locks run adds its critical sections per lock and kernel, and their
+projection to many CPUs (lib/scaling.py).
 make report puts the same numbers in context, with the A/A calibration.
 """
 import os
@@ -16,6 +18,73 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import stats  # noqa: E402
 from runs import BenchRun, read_lines  # noqa: E402
+import published  # noqa: E402
+from scaling import Projection, Sections  # noqa: E402
+
+SHOWN = 12   # lock classes per phase: the largest demands, then every shared one
+
+
+def pct(x):
+    return "-" if x is None else "%.2f%%" % (100 * x)
+
+
+def section_tables(run):
+    """Per phase, each lock class of both kernels at one thread."""
+    s = Sections(run)
+    out = ["", "critical sections at one thread (bench/locks.py): acquisitions per operation and "
+           "instructions held per acquisition, means over boots with the CV between boots; "
+           "shared: two threads pinned to two vCPUs took one instance"]
+    for phase in s.phases:
+        out.append("")
+        per = {k: {c["name"]: c for c in s.classes(k, phase)} for k in s.kernels}
+        works = ["%s %.0f insns/op (CV %s, %d boots, unpaired %s)" % (
+            k.replace("bench-", ""), s.work(k, phase)[0] or 0, pct(s.work(k, phase)[1]), len(s.boots(k, phase)),
+            "/".join("%d" % u for u in s.unpaired(k, phase))) for k in s.kernels]
+        out.append("%s: %s" % (phase, "; ".join(works)))
+        names = []
+        for k in s.kernels:
+            ranked = sorted(per[k].values(), key=lambda c: -c["acq"] * c["hold"])
+            names += [c["name"] for c in ranked[:SHOWN] + [c for c in ranked if c["shared"]]]
+        head = "  %-38s %-8s %-6s" % ("lock class", "kind", "shared")
+        head += "".join("  %28s" % k.replace("bench-", "") for k in s.kernels)
+        out.append(head)
+        for name in dict.fromkeys(names):
+            any_c = next(per[k][name] for k in s.kernels if name in per[k])
+            line = "  %-38s %-8s %-6s" % (name[:38], any_c["kind"], "yes" if any(
+                per[k][name]["shared"] for k in s.kernels if name in per[k]) else "no")
+            for k in s.kernels:
+                c = per[k].get(name)
+                line += ("  %6.3f (%5s) x %7.1f (%5s)" % (c["acq"], pct(c["acq_cv"])[:-1], c["hold"],
+                                                          pct(c["hold_cv"])[:-1]) if c else "  %28s" % "-")
+            out.append(line)
+    return out
+
+
+def projection_table(run):
+    """Throughput against CPUs for both kernels (a projection), beside
+    Chinner's published fs_mark numbers."""
+    pr = Projection(Sections(run), int(run.params.get("project_to", 64)))
+    if not pr.ns_per_insn or not pr.new:
+        return []
+    a, b = pr.points(pr.base, "create"), pr.points(pr.new, "create")
+    ch = published.CHINNER_2021
+    out = ["", "PROJECTION (not a measurement): creates/s against CPUs, exact MVA over the counted critical "
+           "sections (lib/lockmodel.py); %.3f ns per instruction fitted so that %s does %.0fk/s at %d threads "
+           "(%s); %.0f ns a lock handoff (%s)" % (pr.ns_per_insn, pr.base, pr.fit_point / 1e3, 2, ch["cite"],
+                                                   pr.tau, published.LINE_TRANSFER_CITE),
+           "  %7s %12s %12s %8s %12s %12s %8s %10s %s" % ("CPUs", pr.base.replace("bench-", ""),
+                                                          pr.new.replace("bench-", ""), "gain", "pub. global",
+                                                          "pub. hashbl", "pub.gain", "spin", "busiest lock (utilisation)")]
+    for n in [t for t in (1, 2, 4, 8, 16, 32, 48, 64, 128, 256) if t <= len(a)]:
+        pa, pb = a[n - 1], b[n - 1]
+        i = ch["threads"].index(n) if n in ch["threads"] else None
+        busiest = max(pa["locks"].items(), key=lambda kv: kv[1]["utilisation"], default=(None, None))
+        out.append("  %7d %12.0f %12.0f %+7.1f%% %12s %12s %8s %10s %s" % (
+            n, pa["ops_per_s"], pb["ops_per_s"], 100 * (pb["ops_per_s"] / pa["ops_per_s"] - 1),
+            "%.0f" % ch["global"][i] if i is not None else "-", "%.0f" % ch["hashbl"][i] if i is not None else "-",
+            "%+.1f%%" % (100 * published.gain(n)) if i is not None else "-", pct(pa["spin_share"]),
+            "%s (%.0f%%)" % (busiest[0], 100 * busiest[1]["utilisation"]) if busiest[0] else "-"))
+    return out
 
 
 def table(run):
@@ -71,6 +140,8 @@ def main():
         if run.host is not None:
             out += ["", "host %s (%s CPUs, %s)" % (run.host, run.env.get("host_cpus", "?"), run.env.get("host_cpu", "?"))]
         out += table(run) + profiles(run)
+        if run.locks:
+            out += section_tables(run) + projection_table(run)
     print("\n".join(out).lstrip("\n"))
 
 

@@ -69,7 +69,10 @@ class BenchRun:
         # metric=insns (make bench METRIC=insns): guest time is instructions
         # (-icount shift=0: 1 ns each), so a sample is guest instructions per
         # operation, and fewer is better; else operations per second.
-        self.insns = self.params.get("metric") == "insns"
+        # metric=locks (make bench METRIC=locks): counted by the plugin too,
+        # with each boot's critical sections in its locks.csv.
+        self.locks = self.params.get("metric") == "locks"
+        self.insns = self.params.get("metric") in ("insns", "locks")
         self.unit = "instructions/op" if self.insns else "ops/s"
         self.higher_is_better = not self.insns
         # PRECISION= runs: Stein's rule set the repeats after a first stage,
@@ -179,6 +182,28 @@ class BenchRun:
                      for ln in read_lines(os.path.join(boots, name, "guest", "bench.txt")) if ln.startswith("BENCH ")]
             for b, s, e in zip(lines, starts, ends):
                 out.setdefault((m.group(1), b["phase"], int(b["threads"])), []).append((e - s) / int(b["ops"]))
+        return out
+
+    def critical_sections(self):
+        """Every boot's locks.csv rows (bench/locks.py), each with its arm,
+        kernel and repeat; numbers as numbers."""
+        out = []
+        boots = os.path.join(self.path, "boots")
+        for name in sorted(os.listdir(boots)) if os.path.isdir(boots) else []:
+            m = re.match(r"(.+)-r(\d+)$", name)
+            path = os.path.join(boots, name, "locks.csv")
+            if not m or m.group(1) not in self.arms or not os.path.exists(path):
+                continue
+            with open(path) as f:
+                for r in csv.DictReader(f):
+                    r.update(arm=m.group(1), kernel=m.group(1).replace("-aa", ""), repeat=int(m.group(2)))
+                    for k in ("threads", "ops", "acquisitions", "instances", "shared_instances", "unpaired",
+                              "acq_per_op", "hold_mean", "hold_max", "wait_total"):
+                        try:
+                            r[k] = float(r[k])
+                        except (KeyError, TypeError, ValueError):
+                            r[k] = None
+                    out.append(r)
         return out
 
     def samples(self, arm, phase, threads):

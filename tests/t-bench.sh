@@ -31,6 +31,19 @@ expect_exit 2 "make bench refuses an unknown workload" "$B" -c 2 -w "create nope
 expect_exit 2 "make bench refuses an arm KERNEL@N with a bad vCPU count (bench-global@0)" "$B" -c 2 -k "bench-global bench-global@0" -o "$o" -r bad
 expect_exit 2 "make bench refuses an arm named twice" "$B" -c 2 -k "bench-global bench-global" -o "$o" -r bad
 expect_exit 2 "make bench without VCPUS says how to call it" make -s -C "$LAB_ROOT" bench
+# Before any build or boot: files that would not fit the guest's ext4 are
+# refused (its -N 200000 inodes: 32 threads x 6300 files do not fit, the
+# default 4000 do), and the plan line gives an ETA in minutes.
+expect_exit 2 "make bench refuses FILES beyond the guest's inodes before any boot (32 x 6300)" \
+	"$B" -c 32 -f 6300 -o "$o" -r bad -D
+expect_exit 0 "make bench takes the largest FILES that fits (32 x 4000)" "$B" -c 32 -o "$o" -r bad -D
+"$B" -c 32 -A -o "$o" -r plan -D >"$o/plan.log" 2>&1
+expect_grep 'bench: plan: METRIC=locks, 9 boots .*: about [0-9]+ min' "$o/plan.log" \
+	"make bench VCPUS=32 on 2 host CPUs plans to count critical sections, with an ETA before the first boot"
+expect_grep 'time-sliced 16x' "$o/plan.log" "... and says first what an overcommitted host can and cannot show"
+[ ! -e "$o/plan" ] && [ ! -e "$o/plan.partial" ] && pass "... and a plan alone (-D) makes no run" ||
+	fail "bench/run.sh -D made a run directory"
+expect_exit 2 "METRIC=locks refuses more than 2 threads (one a vCPU)" "$B" -c 2 -L -t "1 4" -o "$o" -r bad -D
 echo lab-a >"$o/hosts"
 expect_exit 2 "METRIC=insns with 2 vCPUs refuses HOSTS= (its TCG plugin is built here only)" "$B" -i -c 2 -H "$o/hosts" -o "$o" -r bad
 [ ! -e "$o/bad" ] && [ ! -e "$o/bad.partial" ] && pass "refused bench runs leave no results" ||
@@ -174,6 +187,60 @@ grep -v '^mark 2 ' "$ri/boots/bench-global-r1/insns.txt" | head -n 1 >"$bad/insn
 [ $? != 0 ] && grep -q 'parse-boot: .*insns.txt' "$o/insns2-bad.err" &&
 	pass "negative control: BENCH lines without their plugin markers are an error" ||
 	fail "negative control: unmarked BENCH lines were parsed; see $o/insns2-bad.err"
+
+# METRIC=locks: the plugin traces lock acquisitions and releases, and
+# bench/locks.py pairs them into critical sections per lock.  Two boots of
+# one kernel (the A/A pair) must count the same sections: the global
+# kernel's inode_hash_lock (the code under test) and the super block's
+# inode list lock once per create at least, held for the same number of
+# instructions to within 0.5%.
+LAB_KEEP_LOCK_TRACE=1 "$B" -L -c 2 -n 1 -f 200 -w create -k bench-global -o "$o" -r locks >"$o/locks.log" 2>&1
+rl=$o/locks
+expect_grep '^metric=locks$' "$rl/parameters" "METRIC=locks: the run records its metric"
+expect_grep '^project_to=64$' "$rl/parameters" "METRIC=locks: and how far its projection goes"
+expect_grep "lab.pin=1" "$rl/boots/bench-global-r1/qemu-cmd" "METRIC=locks: threads are pinned one a vCPU"
+# section RUN ARM CLASS FIELD: FIELD of CLASS in the 1-thread create phase.
+section() {
+	awk -F, -v c="$3" -v f="$4" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+		$1 == "create" && $2 == 1 && $4 == c { print $col[f] }' "$1/boots/$2-r1/locks.csv" 2>/dev/null
+}
+for cls in inode_hash_lock spin@inode_sb_list_add; do
+	a=$(section "$rl" bench-global "$cls" acq_per_op) b=$(section "$rl" bench-global-aa "$cls" acq_per_op)
+	ha=$(section "$rl" bench-global "$cls" hold_mean) hb=$(section "$rl" bench-global-aa "$cls" hold_mean)
+	awk -v a="$a" -v b="$b" -v ha="$ha" -v hb="$hb" 'BEGIN { exit !(a >= 1 && a == b && ha > 0 &&
+		(ha - hb) / ha < 0.005 && (hb - ha) / ha < 0.005) }' &&
+		pass "METRIC=locks: $cls taken $a times a create, held $ha and $hb instructions in two boots (within 0.5%)" ||
+		fail "METRIC=locks: $cls: acquisitions/create $a and $b, held $ha and $hb; see $rl"
+done
+u=$(section "$rl" bench-global "(all)" unpaired) n=$(section "$rl" bench-global "(all)" acquisitions)
+awk -v u="$u" -v n="$n" 'BEGIN { exit !(n > 0 && u <= 0.01 * n) }' &&
+	pass "METRIC=locks: every acquisition but $u of $n in the create phase has its release" ||
+	fail "METRIC=locks: $u of $n acquisitions unpaired; see $rl"
+expect_grep '^critical sections at one thread' "$rl/summary.txt" "METRIC=locks: the summary lists the critical sections"
+# Negative control: without the releasing stores, the trace pairs nothing
+# on inode_hash_lock and leaves its acquisitions unpaired.
+nb=$o/locks-noreleases
+rm -rf "$nb"
+cp -r "$rl/boots/bench-global-r1" "$nb"
+/usr/bin/python3 - "$rl/boots/bench-global-r1/locks.bin" "$nb/locks.bin" <<'PY'
+import sys
+import numpy as np
+rec = np.dtype([("h", "V40"), ("vcpu", "u1"), ("kind", "u1"), ("t", "V6")])  # bench/locks.py's EVENT
+ev = np.fromfile(sys.argv[1], dtype=rec)
+ev[ev["kind"] != 2].tofile(sys.argv[2])
+PY
+/usr/bin/python3 "$LAB_ROOT/bench/locks.py" "$nb" "$LAB_BUILD/out/bench-global/System.map" >"$nb/locks.csv" 2>"$nb/locks.err"
+if ! awk -F, '$1 == "create" && $2 == 1 && $4 == "inode_hash_lock"' "$nb/locks.csv" | grep -q . &&
+	awk -F, '$1 == "create" && $2 == 1 && $4 == "(all)" { exit !($13 >= 200) }' "$nb/locks.csv"; then
+	pass "negative control: a trace without its releasing stores pairs no inode_hash_lock section and leaves them unpaired"
+else
+	fail "negative control: sections paired without releases; see $nb/locks.csv"
+fi
+find "$rl" -name locks.bin -delete
+cp "$rl/summary.txt" "$o/locks-summary.txt"
+"$LAB_ROOT/bench/recheck.sh" "$rl" >"$o/locks-recheck.log" 2>&1 && cmp -s "$rl/summary.txt" "$o/locks-summary.txt" &&
+	pass "METRIC=locks: bench-recheck remakes the summary from the stored locks.csv, byte for byte" ||
+	fail "METRIC=locks: bench-recheck differs; see $o/locks-recheck.log"
 
 # An arm KERNEL@N boots that kernel with N vCPUs, interleaved with the
 # run's own vCPU count, and is compared with it like a kernel.

@@ -15,6 +15,7 @@ rm -rf "$o"
 mkdir -p "$o/out"
 
 "$PY" "$LAB_ROOT/tests/stats-known.py" || fail "stats: the known-answer script died"
+"$PY" "$LAB_ROOT/tests/model-known.py" || fail "model: the known-answer script died"
 
 "$PY" "$LAB_ROOT/tests/fake-runs.py" "$o/results"
 rep=$o/out/REPORT.md

@@ -2,7 +2,7 @@
 # Boot a kernel in QEMU, run a guest payload, and return the guest's verdict:
 # the initramfs and qemu-cmd are made here, the boot is vm/boot.sh's.
 # usage: vm/run.sh -k BZIMAGE -o OUTDIR [-c VCPUS] [-m MEM_MB] [-t TIMEOUT_S]
-#                  [-p PAYLOAD_DIR] [-M MODROOT] [-a "BOOT ARGS"] [-i] [-v] [-n]
+#                  [-p PAYLOAD_DIR] [-M MODROOT] [-a "BOOT ARGS"] [-i] [-l] [-v] [-n]
 #   -p  directory with a "run" script, run as the guest's /payload/run with
 #       the results share (OUTDIR/guest on the host) as working directory
 #   -M  modules_install tree to put in the initramfs
@@ -14,6 +14,10 @@
 #       with the plugin vm/insn-count.c, which writes every vCPU's count at
 #       each marker the guest executes to OUTDIR/insns.txt; accelerator
 #       "tcg-insns"
+#   -l  trace lock acquisitions and releases too (implies -i): the plugin,
+#       at any vCPU count (under -icount too at one vCPU), writes the
+#       atomics and lock-releasing stores between the guest's markers to
+#       OUTDIR/locks.bin (vm/insn-count.c), for bench/locks.py
 #   -v  stream the console to the terminal, each line prefixed "[guest] "
 #   -n  dry run: write the initramfs, qemu-cmd, env and kernel.config and
 #       print the QEMU command; boot nothing (vm/boot.sh OUTDIR boots it
@@ -26,8 +30,8 @@
 # qemu-exit, qemu.stderr, env, kernel.config and guest/.
 . "$(dirname "$0")/../lib/functions.sh"
 
-kernel= out= vcpus=2 mem= timeout= payload= modroot= bootargs= verbose= dry= icount=
-while getopts k:o:c:m:t:p:M:a:ivnh opt; do
+kernel= out= vcpus=2 mem= timeout= payload= modroot= bootargs= verbose= dry= icount= locks=
+while getopts k:o:c:m:t:p:M:a:ilvnh opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	o) out=$OPTARG ;;
@@ -38,6 +42,7 @@ while getopts k:o:c:m:t:p:M:a:ivnh opt; do
 	M) modroot=$OPTARG ;;
 	a) bootargs=$OPTARG ;;
 	i) icount=1 ;;
+	l) icount=1 locks=1 ;;
 	v) verbose=1 ;;
 	n) dry=1 ;;
 	*) usage_from_header; exit 5 ;;
@@ -53,7 +58,7 @@ is_uint "${timeout:-0}" || die "timeout must be a number of seconds, not '$timeo
 need_cmd qemu-system-x86_64 qemu-system-x86
 
 mkdir -p "$out/guest"
-rm -f "$out/verdict" "$out/console.log" "$out/qemu-exit" "$out/insns.txt"
+rm -f "$out/verdict" "$out/console.log" "$out/qemu-exit" "$out/insns.txt" "$out/locks.bin"
 if [ -z "$payload" ]; then
 	payload=$out/payload
 	mkdir -p "$payload"
@@ -69,8 +74,8 @@ if [ -n "$icount" ]; then
 		accel=tcg-icount
 	else
 		accel=tcg-insns
-		plugin=$("$LAB_ROOT/vm/build-plugin.sh") || exit 5
 	fi
+	[ "$accel$locks" = tcg-icount ] || plugin=$("$LAB_ROOT/vm/build-plugin.sh") || exit 5
 else
 	accel=${LAB_ACCEL:-$("$LAB_ROOT/vm/accel.sh" "$kernel")} || exit 5
 fi
@@ -94,10 +99,11 @@ tcg) accel_opts="-accel tcg,thread=multi -cpu max,-hypervisor" ;;
 # -seed: RDRAND (the CRNG's seed) from a fixed sequence, so that the guest
 # makes the same choices on every boot and an instruction count repeats.
 tcg-icount) accel_opts="-accel tcg,thread=single -icount shift=0,sleep=off -seed 1 -cpu max,-hypervisor" ;;
-tcg-insns) accel_opts="-accel tcg,thread=multi -seed 1 -cpu max,-hypervisor
-	-plugin $(realpath -m --relative-to="$out" "$plugin"),out=insns.txt" ;;
+tcg-insns) accel_opts="-accel tcg,thread=multi -seed 1 -cpu max,-hypervisor" ;;
 *) die "unknown accelerator '$accel'" ;;
 esac
+[ -z "$plugin" ] ||
+	accel_opts="$accel_opts -plugin $(realpath -m --relative-to="$out" "$plugin"),out=insns.txt${locks:+,locks=locks.bin}"
 hwargs="tsc=reliable random.trust_cpu=on pci=noacpi"
 # Under TCG each vCPU is a host thread doing emulation: boot time grows with
 # the vCPU count (measured here: 2 s at 2 vCPUs, 25 s at 32 on 2 cores).
