@@ -31,12 +31,9 @@
  * the host's instruction counter (vm/insn-count.c) sees; -m runs one marker
  * alone, for the payload to bracket another program (fs_mark).
  *
- * usage: inode-create -t THREADS -n FILES [-s] [-a] [-w create|walk] [-P PREFIX] DIR
+ * usage: inode-create -t THREADS -n FILES [-s] [-w create|walk] [-P PREFIX] DIR
  *        inode-create -m start|end
  *   -s         one shared directory instead of one per thread
- *   -a         pin thread i to CPU i modulo the CPUs: a vCPU then stands for
- *              a thread, so that the lock trace (make bench METRIC=locks)
- *              tells a lock two threads share from a lock each has its own
  *   -w         workload: create (create, lookup, unlink; default) or walk
  *   -P PREFIX  prefix of the directories made in DIR (default "t")
  */
@@ -46,7 +43,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +70,6 @@ struct worker {
 static int nthreads;
 static unsigned long nfiles;
 static int shared_dir;
-static int pin;
 static enum phase current;
 static pthread_barrier_t start_barrier, end_barrier;
 static const enum phase *phases;
@@ -199,17 +194,8 @@ fail:
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	cpu_set_t cpus;
 	int p;
 
-	if (pin) {
-		CPU_ZERO(&cpus);
-		CPU_SET(w->id % sysconf(_SC_NPROCESSORS_ONLN), &cpus);
-		if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
-			perror("sched_setaffinity");
-			w->error = 1;
-		}
-	}
 	for (p = 0; p < nphases; p++) {
 		pthread_barrier_wait(&start_barrier);
 		run_phase(w);
@@ -245,7 +231,7 @@ static void settle(int drop)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: inode-create -t THREADS -n FILES [-s] [-a] [-w create|walk] [-P PREFIX] DIR\n"
+	fprintf(stderr, "usage: inode-create -t THREADS -n FILES [-s] [-w create|walk] [-P PREFIX] DIR\n"
 			"       inode-create -m start|end\n");
 	exit(2);
 }
@@ -258,7 +244,7 @@ int main(int argc, char **argv)
 
 	phases = create_phases;
 	nphases = 3;
-	while ((opt = getopt(argc, argv, "t:n:saw:P:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:sw:P:m:")) != -1) {
 		switch (opt) {
 		case 'm':
 			if (!strcmp(optarg, "start"))
@@ -276,9 +262,6 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			shared_dir = 1;
-			break;
-		case 'a':
-			pin = 1;
 			break;
 		case 'w':
 			if (!strcmp(optarg, "walk"))

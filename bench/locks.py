@@ -28,9 +28,8 @@ unpaired, never as sections.
 A lock's class is its static symbol (inode_hash_lock) or, for a lock in a
 dynamic object, its kind and the function that most often takes it
 ("spin@inode_sb_list_add": the super block's s_inode_list_lock).  A class
-has as many instances as addresses; an instance two vCPUs took is shared,
-which with inode-create -a (a thread pinned per vCPU) means two threads
-take it.
+has as many instances as addresses; an instance taken on two kernel stacks
+(two tasks, or a task and an interrupt) is shared.
 
 Columns: phase,threads,ops,class,kind,instances,shared_instances,
 acquisitions,acq_per_op,hold_mean,hold_max,wait_total,unpaired; a row per
@@ -46,7 +45,7 @@ import sys
 import numpy as np
 
 EVENT = np.dtype([("insns", "<u8"), ("pc", "<u8"), ("addr", "<u8"), ("ret0", "<u8"), ("ret1", "<u8"),
-                  ("vcpu", "u1"), ("kind", "u1"), ("op", "u1"), ("reg", "u1"), ("imm", "u1"), ("pad", "V3")])
+                  ("kstack", "<u8"), ("vcpu", "u1"), ("kind", "u1"), ("op", "u1"), ("reg", "u1"), ("imm", "u1"), ("pad", "V3")])
 EV_ATOMIC, EV_STORE, EV_MARK = 1, 2, 3
 MARK_START, MARK_END = 1, 2
 
@@ -62,6 +61,7 @@ ACQUIRE = [(re.compile(r"^(_raw|do_raw|queued|arch)_spin_(lock|trylock)\w*$"), "
            (re.compile(r"^(mutex_lock\w*|mutex_trylock|__mutex_lock\w*|__mutex_trylock\w*)$"), "mutex"),
            (re.compile(r"^(down_read\w*|__down_read\w*|rwsem_read_trylock|rwsem_down_read_slowpath)$"), "rwsem-r"),
            (re.compile(r"^(down_write\w*|__down_write\w*|rwsem_write_trylock|rwsem_down_write_slowpath)$"), "rwsem-w")]
+SLEEPING = ("mutex", "rwsem-r", "rwsem-w")
 # Slow paths: an atomic or a store there is a retry or the lock finally had.
 SLOW = re.compile(r"slowpath$|^__mutex_lock")
 # Functions that only wrap a lock: a section is named after the first
@@ -122,7 +122,7 @@ def bench_lines(boot):
 
 
 def sections(events, syms):
-    """Yield (phase number, kind, addr, vcpu, caller, hold, wait) for every
+    """Yield (phase number, kind, addr, task, caller, hold, wait) for every
     paired section, and at each phase's end (phase, None, unpaired count,
     ...).  A bit lock is keyed by its bit too: the word holds other flags,
     set and cleared while the lock is held."""
@@ -148,7 +148,9 @@ def sections(events, syms):
 
     phase = -1
     inside = False
-    open_ = {}   # (vcpu, addr, bit or None) -> [first try, acquired, caller, kind]
+    # A spinning lock is held by a CPU (preemption is off), a sleeping one
+    # by a task, which may sleep and let another run on the same vCPU.
+    open_ = {}   # (vcpu or task, addr, bit or None) -> [first try, acquired, caller, kind, task]
     bits = collections.defaultdict(set)   # (vcpu, addr) -> its open bit locks' bits
     for e in events:
         kind = e["kind"]
@@ -164,7 +166,7 @@ def sections(events, syms):
             continue
         if not inside or e["pc"] < KERNEL:
             continue
-        vcpu, addr, insns = int(e["vcpu"]), int(e["addr"]), int(e["insns"])
+        vcpu, addr, insns, task = int(e["vcpu"]), int(e["addr"]), int(e["insns"]), int(e["kstack"])
         name = fn(e["pc"])
         lk = acquire_kind(name) if kind == EV_ATOMIC or SLOW.search(name) else None
         bit = None
@@ -172,10 +174,10 @@ def sections(events, syms):
             bit = bts_bit(e["op"], e["reg"], e["imm"])
             lk = None if bit is None else "bit"
         if lk is not None:
-            key = (vcpu, addr, bit)
+            key = (task if lk in SLEEPING else vcpu, addr, bit)
             o = open_.get(key)
             if o is None:
-                open_[key] = [insns, insns, caller(e), lk]
+                open_[key] = [insns, insns, caller(e), lk, task]
                 if bit is not None:
                     bits[(vcpu, addr)].add(bit)
             else:
@@ -183,7 +185,7 @@ def sections(events, syms):
             continue
         # A release: of a word lock at this address, or of a bit lock whose
         # bit this clears.
-        key = (vcpu, addr, None)
+        key = (vcpu, addr, None) if (vcpu, addr, None) in open_ else (task, addr, None)
         if key in open_:
             pass   # its holder wrote the lock word: unlocked it (nothing else writes it meanwhile)
         else:
@@ -193,20 +195,20 @@ def sections(events, syms):
                 continue
             bits[key[:2]].discard(key[2])
         o = open_.pop(key)
-        yield phase, o[3], key[1:], vcpu, o[2], insns - o[1], o[1] - o[0]
+        yield phase, o[3], key[1:], o[4], o[2], insns - o[1], o[1] - o[0]
 
 
 def analyse(boot, system_map):
     syms = Symbols(system_map)
     events = np.fromfile(os.path.join(boot, "locks.bin"), dtype=EVENT)
     benches = list(bench_lines(boot))
-    per = collections.defaultdict(list)   # (phase, addr) -> [(kind, vcpu, caller, hold, wait)]
+    per = collections.defaultdict(list)   # (phase, addr) -> [(kind, task, caller, hold, wait)]
     unpaired = {}
-    for ph, kind, addr, vcpu, caller, hold, wait in sections(events, syms):
+    for ph, kind, addr, task, caller, hold, wait in sections(events, syms):
         if kind is None:
             unpaired[ph] = addr
         else:
-            per[(ph, addr)].append((kind, vcpu, caller, hold, wait))
+            per[(ph, addr)].append((kind, task, caller, hold, wait))
     starts = np.flatnonzero((events["kind"] == EV_MARK) & (events["addr"] == MARK_START))
     if len(starts) != len(benches):
         sys.exit("locks.py: %s: %d measurements marked in locks.bin, %d BENCH lines"

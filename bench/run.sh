@@ -37,13 +37,14 @@
 #       vCPU's instructions between markers around each phase (vm/run.sh
 #       -i); no profile boots; user address spaces are not randomised
 #       (norandmaps), so a count repeats
-#   -L  count critical sections (make bench METRIC=locks): every boot has 2
-#       vCPUs, runs 1 and 2 threads pinned one a vCPU, and the plugin traces
-#       its lock acquisitions (vm/run.sh -l); bench/locks.py pairs them into
-#       each boot's locks.csv (acquisitions per operation and instructions
-#       held, per lock), and the summary projects throughput against CPUs
-#       from them (lib/lockmodel.py).  Defaults: 3 repeats, 500 files,
-#       workloads "create shared walk", no profile boots
+#   -L  count critical sections (make bench METRIC=locks): every boot has
+#       one vCPU under -icount (so that a count repeats), runs 1 and 2
+#       threads, and the plugin traces its lock acquisitions (vm/run.sh -l);
+#       bench/locks.py pairs them into each boot's locks.csv (acquisitions
+#       per operation and instructions held at one thread, and which locks
+#       the two threads' tasks share), and the summary projects throughput
+#       against CPUs from them (lib/lockmodel.py).  Defaults: 3 repeats,
+#       500 files, workloads "create shared walk", no profile boots
 #   -D  print the plan (what would boot, and about how long) and stop
 #   -A  choose (make bench with no METRIC): rates (as without -i or -L) on a
 #       host with at least VCPUS CPUs where KVM works; elsewhere -L, which
@@ -112,7 +113,7 @@ if [ "$metric" = auto ]; then
 		make bench VCPUS=$vcpus on this host: $why.
 		  What rates at $vcpus vCPUs would show here is the host's scheduling (spinning vCPUs
 		  waiting for lock holders the host has descheduled), not whether a lock stops scaling.
-		  So this run counts every lock's critical sections exactly (2 vCPUs on 2 host CPUs, the
+		  So this run counts every lock's critical sections exactly (one vCPU under -icount, the
 		  TCG plugin), per operation and kernel, and projects them to 1-$(( vcpus > 64 ? vcpus : 64 )) CPUs with a queueing
 		  model (lib/lockmodel.py), set beside published hardware numbers in REPORT.md.  It
 		  cannot measure a rate on real cores: run it on a host with $vcpus CPUs and KVM for that.
@@ -122,17 +123,17 @@ if [ "$metric" = auto ]; then
 fi
 target=
 if [ "$metric" = locks ]; then
-	# The boots have 2 vCPUs (parallel on 2 host CPUs); VCPUS is how far the
-	# projection goes.
-	target=$(( vcpus > 64 ? vcpus : 64 )) vcpus=2
+	# The boots have one vCPU under -icount (counts repeat to the
+	# instruction); VCPUS is how far the projection goes.
+	target=$(( vcpus > 64 ? vcpus : 64 )) vcpus=1
 	opt_given n || repeats=3
 	opt_given f || files=500
 	opt_given w || workloads="create shared walk"
 	opt_given t || threads="1 2"
 	for t in $threads; do
-		[ "$t" = 1 ] || [ "$t" = 2 ] || die_usage "METRIC=locks runs 1 or 2 threads (one a vCPU), not THREADS=$t"
+		[ "$t" = 1 ] || [ "$t" = 2 ] || die_usage "METRIC=locks runs 1 thread (the counts) and 2 (which locks they share), not THREADS=$t"
 	done
-	echo "$kernels" | grep -qv @ || die_usage "METRIC=locks does not take an arm KERNEL@N: every boot has 2 vCPUs"
+	! echo "$kernels" | grep -q @ || die_usage "METRIC=locks does not take an arm KERNEL@N: every boot has one vCPU"
 	[ -z "$hosts" ] || die_usage "METRIC=locks does not go with HOSTS=: its TCG plugin is built on this host only"
 	[ -z "$precision" ] || die_usage "PRECISION= is for rates; critical sections are counted, not sampled"
 fi
@@ -241,7 +242,7 @@ arm_vcpus() {  # arm_vcpus ARM: the vCPUs it boots with (KERNEL@N: N)
 	case $1 in *@*) echo "${1##*@}" ;; *) echo "$vcpus" ;; esac
 }
 bench_args() {  # bench_args "THREADS...": the guest's command line for a sweep
-	echo "brd.rd_nr=1 brd.rd_size=1048576 lab.inodes=$guest_inodes lab.threads=$(echo $1 | tr ' ' ,) lab.files=$files lab.workloads=$(echo $workloads | tr ' ' ,)${icount:+ norandmaps}${target:+ lab.pin=1}"
+	echo "brd.rd_nr=1 brd.rd_size=1048576 lab.inodes=$guest_inodes lab.threads=$(echo $1 | tr ' ' ,) lab.files=$files lab.workloads=$(echo $workloads | tr ' ' ,)${icount:+ norandmaps}"
 }
 {
 	echo "vcpus=$vcpus"

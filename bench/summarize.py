@@ -33,7 +33,7 @@ def section_tables(run):
     s = Sections(run)
     out = ["", "critical sections at one thread (bench/locks.py): acquisitions per operation and "
            "instructions held per acquisition, means over boots with the CV between boots; "
-           "shared: two threads pinned to two vCPUs took one instance"]
+           "shared: the two-thread phase took one instance on two kernel stacks"]
     for phase in s.phases:
         out.append("")
         per = {k: {c["name"]: c for c in s.classes(k, phase)} for k in s.kernels}

@@ -3,19 +3,26 @@ critical sections counted at one thread (bench/locks.py, every boot), which
 of them two threads share, and their projection to many CPUs
 (lockmodel.py), held against published hardware numbers (published.py).
 
-Which locks are queues: a class is shared when, with two threads pinned one
-a vCPU, one of its instances was taken on both vCPUs (in any boot); read
-sides (rwlock-r, rwsem-r) are not queues, readers do not exclude each other.
+Which locks are queues: a class is shared when, with two threads, one of
+its instances was taken on two kernel stacks (in any boot); read sides
+(rwlock-r, rwsem-r) are not queues, readers do not exclude each other, and
+neither is the file table that inode-create's threads share and fs_mark's
+processes do not.
 A shared class has as many instances as the two-thread phase took (hash-bl's
 chains: many, each a queue of its own; inode_hash_lock: one).  What one
 thread counts is the demand; what two threads share is the topology.
 """
+import re
+
 import numpy as np
 
 import lockmodel
 import published
 
 READ_SIDES = ("rwlock-r", "rwsem-r")
+# The process's file table (files->file_lock): inode-create's threads share
+# it, the processes of fs_mark, which the projection is held against, do not.
+FILE_TABLE = re.compile(r"^spin@(alloc_fd|close_fd|__close_fd|put_unused_fd|__?fd_install|expand_files|__x64_sys_close)$")
 # The phase that stands for fs_mark's create (Chinner's measurements).
 FIT_PHASE = "create"
 FIT_THREADS = 2
@@ -77,7 +84,12 @@ class Sections:
     def queues(self, kernel, phase):
         """The lock classes that are queues, as lockmodel.Locks."""
         return [lockmodel.Lock(c["name"], c["acq"], c["hold"], max(c["instances_2"], 1), c["kind"])
-                for c in self.classes(kernel, phase) if c["shared"] and c["kind"] not in READ_SIDES]
+                for c in self.classes(kernel, phase) if queue(c)]
+
+
+def queue(c):
+    """Whether a lock class (Sections.classes) is a queue of the model."""
+    return c["shared"] and c["kind"] not in READ_SIDES and not FILE_TABLE.match(c["name"])
 
 
 class Projection:

@@ -11,7 +11,7 @@ import lockmodel
 import plots
 import published
 from markdown import table
-from scaling import FIT_PHASE, Projection, Sections
+from scaling import FIT_PHASE, Projection, Sections, queue
 
 CPUS_SHOWN = (1, 2, 4, 8, 16, 32, 64)
 HASH_LOCK = "inode_hash_lock"
@@ -47,7 +47,7 @@ def cv_lines(s):
             if wcv is not None:
                 cvs.append((wcv, "instructions per %s, `%s`" % (phase, k)))
             for c in s.classes(k, phase):
-                if c["shared"]:
+                if queue(c):
                     cvs += [(x, "%s of `%s` in %s, `%s`" % (what, c["name"], phase, k))
                             for x, what in ((c["acq_cv"], "acquisitions"), (c["hold_cv"], "held instructions"))
                             if x is not None]
@@ -56,7 +56,7 @@ def cv_lines(s):
     worst = max(cvs)
     over = [c for c in cvs if c[0] > CV_GOAL]
     return ["Between boots, the largest CV of what the projection uses (instructions per operation, and "
-            "the acquisitions and held instructions of every shared lock) is %s (%s); %d of %d such numbers "
+            "the acquisitions and held instructions of every lock it queues on) is %s (%s); %d of %d such numbers "
             "are above the %.1f%% goal%s." % (pct(worst[0], "%.2f%%"), worst[1], len(over), len(cvs), 100 * CV_GOAL,
                                               "" if not over else ": " + "; ".join(
                                                   "%s %s" % (w, pct(x, "%.2f%%")) for x, w in sorted(over)[-5:])), ""]
@@ -125,7 +125,7 @@ def lock_table(s, phase):
     per = {k: {c["name"]: c for c in s.classes(k, phase)} for k in s.kernels}
     names = []
     for k in s.kernels:
-        names += [c["name"] for c in s.classes(k, phase) if c["shared"] and c["kind"] not in ("rwlock-r", "rwsem-r")]
+        names += [c["name"] for c in s.classes(k, phase) if queue(c)]
     rows = []
     for name in dict.fromkeys(names):
         row = ["`%s`" % name, next(per[k][name]["kind"] for k in s.kernels if name in per[k])]
@@ -133,7 +133,7 @@ def lock_table(s, phase):
             c = per[k].get(name)
             row += ["%.3f" % c["acq"], "%.1f" % c["hold"], str(c["instances_2"])] if c else ["-", "-", "-"]
         rows.append(row)
-    head = ["lock (shared by two threads)", "kind"]
+    head = ["lock (a queue of the model)", "kind"]
     for k in s.kernels:
         head += ["`%s` acq/op" % k, "held insns", "instances"]
     return table(head, rows)
@@ -206,7 +206,7 @@ def scaling_lines(bench_runs, plot_dir=None):
         out += ["![projection](plots/%s)" % plot(pr, plot_dir, caption), ""]
     out += ["Model (method, fixed text): exact mean-value analysis of a closed queueing network (Reiser and "
             "Lavenberg, J. ACM 27(2), 1980): each thread loops over operations of W counted instructions; "
-            "every lock that two pinned threads were seen to share is a FIFO queue whose service per acquisition "
+            "every lock that two threads were seen to share (taken on both their kernel stacks) is a FIFO queue whose service per acquisition "
             "is its counted held instructions times c plus one cache-line handoff tau (a queued lock's fixed "
             "cost: qspinlock hands over in a constant number of transfers, where a ticket lock's handoff grows "
             "with the waiters, Boyd-Wickizer et al., \"Non-scalable locks are dangerous\", 2012); the rest runs "
@@ -215,7 +215,8 @@ def scaling_lines(bench_runs, plot_dir=None):
             "One free parameter, c = %.3f ns per instruction, fitted so that `%s` creates %.0f files/s at "
             "2 CPUs (Chinner's 2-thread global point); tau = %.0f ns (%s). Assumptions that can break: "
             "a hold costs its instructions (no cache misses inside it); the guest's inode-create stands for "
-            "fs_mark (its threads share one file table, whose `alloc_fd` lock fs_mark's processes do not); "
+            "fs_mark (so the file table's lock, which inode-create's threads share and fs_mark's processes do not, is "
+            "no queue); "
             "the locks two threads share are the ones many share; nested sections are separate queues."
             % (pr.ns_per_insn, pr.base, pr.fit_point, pr.tau, published.LINE_TRANSFER_CITE), ""]
     out += ["Critical sections per create at one thread (means over %d boots per kernel), the locks the "

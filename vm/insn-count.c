@@ -22,7 +22,8 @@
  * With locks=TRACE it also traces, between a start and an end marker, what
  * lock acquisitions and releases are made of on x86, for bench/locks.py to
  * pair into critical sections (make bench METRIC=locks):
- *  - every atomic read-modify-write (LOCK prefix, or XCHG with memory): a
+ *  - every atomic read-modify-write (LOCK prefix, or the DS prefix a
+ *    one-CPU kernel patches it into, or XCHG with memory): a
  *    spinlock's cmpxchg, a bit lock's bts, a mutex's or rwsem's cmpxchg or
  *    xadd, and every other atomic, which the host tells apart by the
  *    function the instruction is in;
@@ -33,10 +34,13 @@
  *    other stores cost a look-up and no record;
  *  - the markers, so that the host knows the phases.
  * Each record (struct lock_event) has the vCPU's instruction count at that
- * instruction, exact within its block, its opcode, ModRM reg field and last
- * byte (an 8-bit immediate: the bit of a bts or btr, the mask of an and), and the return addresses of the two
- * innermost calls this vCPU made and has not returned from (a shadow stack
- * kept from every call and ret), which name a lock function's caller.
+ * instruction, exact within its block; its opcode, ModRM reg field and last
+ * byte (an 8-bit immediate: the bit of a bts or btr, the mask of an and);
+ * the return addresses of the two innermost calls this vCPU made and has
+ * not returned from (a shadow stack kept from every call and ret), which
+ * name a lock function's caller; and the kernel stack the last kernel call
+ * pushed to (its address over THREAD_SIZE, 16 KiB), which names the task
+ * (or interrupt stack) that took a lock: a lock two stacks take is shared.
  * The guest's own instructions only: no PMU, no timing, so two boots of one
  * kernel give the same critical sections.
  *
@@ -61,6 +65,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define MARK_END	2
 #define SEEN		1024	/* addresses of atomics remembered per vCPU */
 #define STACK		256	/* shadow call stack per vCPU (wraps) */
+#define KERNEL_SPACE	0xffff800000000000ull
 
 /* Written by its own vCPU thread only. */
 struct vcpu_count {
@@ -68,6 +73,7 @@ struct vcpu_count {
 	uint64_t pauses;
 	uint64_t seen[SEEN];	/* addresses of this vCPU's atomics, hashed */
 	unsigned int depth;	/* shadow call stack: calls less returns */
+	uint64_t kstack;	/* where the last kernel call pushed, >> 14 */
 	uint64_t stack[STACK];
 };
 
@@ -77,6 +83,7 @@ struct lock_event {
 	uint64_t pc;
 	uint64_t addr;		/* the memory operand; a marker's id */
 	uint64_t ret0, ret1;	/* innermost return addresses */
+	uint64_t kstack;	/* the kernel stack in use (its address >> 14) */
 	uint8_t vcpu, kind, op, reg, imm, pad[3];
 };
 enum { EV_ATOMIC = 1, EV_STORE, EV_MARK };
@@ -143,6 +150,7 @@ static void emit(unsigned int vcpu, const struct insn_info *info, int kind, uint
 		.insns = insns_at(vcpu, info), .pc = info->pc, .addr = addr,
 		.ret0 = c->depth ? c->stack[(c->depth - 1) % STACK] : 0,
 		.ret1 = c->depth > 1 ? c->stack[(c->depth - 2) % STACK] : 0,
+		.kstack = c->kstack,
 		.vcpu = vcpu, .kind = kind, .op = info->op, .reg = info->reg, .imm = info->imm,
 	};
 
@@ -166,11 +174,14 @@ static void mark_exec(unsigned int vcpu, void *udata)
 		__atomic_store_n(&tracing, 0, __ATOMIC_RELAXED);
 }
 
-static void call_exec(unsigned int vcpu, void *udata)
+/* A call's push: the shadow stack grows, and a kernel one names the stack. */
+static void call_push(unsigned int vcpu, qemu_plugin_meminfo_t mem, uint64_t addr, void *udata)
 {
 	struct vcpu_count *c = &counts[vcpu];
 
 	c->stack[c->depth++ % STACK] = ((struct insn_info *)udata)->next;
+	if (addr >= KERNEL_SPACE)
+		c->kstack = addr >> 14;
 }
 
 static void ret_exec(unsigned int vcpu, void *udata)
@@ -235,10 +246,15 @@ static int classify(struct qemu_plugin_insn *insn, uint8_t *op, uint8_t *modrm_r
 	size_t n = qemu_plugin_insn_size(insn), i = 0;
 	int locked = 0, twobyte = 0, reg, mem;
 
-	for (; i < n; i++) {	/* legacy prefixes */
-		if (b[i] == 0xf0)
+	/*
+	 * Legacy prefixes.  A kernel booted on one CPU has its LOCK prefixes
+	 * patched into DS prefixes (SMP alternatives "switching to UP code"),
+	 * a no-op that marks the same instructions.
+	 */
+	for (; i < n; i++) {
+		if (b[i] == 0xf0 || b[i] == 0x3e)
 			locked = 1;
-		else if (!b[i] || !memchr("\xf2\xf3\x2e\x36\x3e\x26\x64\x65\x66\x67", b[i], 10))
+		else if (!b[i] || !memchr("\xf2\xf3\x2e\x36\x26\x64\x65\x66\x67", b[i], 9))
 			break;
 	}
 	if (i < n && (b[i] & 0xf0) == 0x40)	/* REX */
@@ -316,8 +332,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec,
 				QEMU_PLUGIN_CB_NO_REGS, info);
 		else if (what == I_CALL)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, call_exec,
-				QEMU_PLUGIN_CB_NO_REGS, info);
+			qemu_plugin_register_vcpu_mem_cb(insn, call_push,
+				QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W, info);
 		else if (what == I_RET)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, ret_exec,
 				QEMU_PLUGIN_CB_NO_REGS, info);
