@@ -24,10 +24,15 @@ help:
 	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS= CPUS=]'
 	@echo '                        CPUS=N: scenarios packed so that their vCPUs fit N host CPUs (default: all)'
 	@echo '                        HOSTS=FILE: scenarios booted on ssh hosts through GNU parallel (one sshlogin a line)'
-	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl'
-	@echo '                        [THREADS="1 2 4" REPEATS=5 FILES=4000 WORKLOADS="create shared walk fsmark"'
-	@echo '                         KERNELS="bench-global bench-hashbl" METRIC=rate]'
+	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl: on a host'
+	@echo '                        without N CPUs and KVM (this one: about 12 min at VCPUS=32), counts'
+	@echo '                        every lock'"'"'s critical sections and projects them to 1-64 CPUs, then'
+	@echo '                        a short labelled overcommitted side run; with them, measures rates'
+	@echo '                        [THREADS="1 2 4 ..." REPEATS=5 FILES=4000 WORKLOADS=create (or shared walk fsmark)'
+	@echo '                         KERNELS="bench-global bench-hashbl" METRIC=rate|insns|locks PLAN=1]'
 	@echo '                        METRIC=insns: guest instructions per operation (-icount), not time'
+	@echo '                        METRIC=locks: critical sections per lock (TCG plugin, -icount), projected'
+	@echo '                        PLAN=1: print what would boot and about how long, and stop'
 	@echo '                        PRECISION=3 [MAXMIN=120]: more repeats until every ratio is known to +-3%'
 	@echo '                        HOSTS=FILE: each repeat booted whole on one ssh host; compared per host'
 	@echo '  make bench-recheck    results.csv and summary.txt again from the stored boots RUN=<run>'
@@ -82,11 +87,12 @@ torture: setup
 # else counted critical sections, projected, and a short overcommitted side run.
 metric_opt = $(if $(METRIC),$(if $(filter insns,$(METRIC)),-i,$(if $(filter locks,$(METRIC)),-L)),-A)
 bench: setup
-	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= FILES= WORKLOADS= KERNELS= METRIC=rate|insns|locks PRECISION= MAXMIN= HOSTS=]'; exit 2; }
+	@test -n "$(VCPUS)" || { echo 'usage: make bench VCPUS=N [THREADS= REPEATS= FILES= WORKLOADS= KERNELS= METRIC=rate|insns|locks PRECISION= MAXMIN= HOSTS= PLAN=1]'; exit 2; }
 	@case "$(or $(METRIC),rate)" in rate|insns|locks) ;; *) echo "make bench: METRIC must be rate, insns or locks, not '$(METRIC)'"; exit 2 ;; esac
 	bench/run.sh -c "$(VCPUS)" -r $(RUN) $(call opt,THREADS,-t) $(call opt,REPEATS,-n) \
 		$(call opt,FILES,-f) $(call opt,WORKLOADS,-w) $(call opt,KERNELS,-k) $(metric_opt) \
-		$(call opt,PRECISION,-W) $(call opt,MAXMIN,-B) $(call opt,HOSTS,-H) && $(REPORT_ALL)
+		$(call opt,PRECISION,-W) $(call opt,MAXMIN,-B) $(call opt,HOSTS,-H) $(if $(PLAN),-D) && \
+		{ test -n "$(PLAN)" || $(REPORT_ALL); }
 
 bench-recheck:
 	@test "$(origin RUN)" != file || { echo "usage: make bench-recheck RUN=<run in results/bench>"; exit 2; }

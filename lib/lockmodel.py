@@ -5,7 +5,7 @@ J. ACM 27(2):313-322, 1980), one class of customers.
 
 Each of N threads (customers) runs operations in a loop.  An operation is
 W instructions; of them, a shared lock L is held a_L times for h_L
-instructions each (counted in the guest: bench/locks.py).  A shared lock is
+instructions each (counted in the guest, METRIC=locks).  A shared lock is
 a queueing centre, everything else a delay centre (work that runs in
 parallel), which is Eyerman and Eeckhout's split of a program into parallel
 work and critical sections ("Modeling critical sections in Amdahl's law
@@ -36,7 +36,7 @@ SPINNING = ("spin", "rwlock-w", "bit")
 
 class Lock:
     """A shared lock class: acquisitions per operation, instructions held
-    per acquisition, instances, kind (bench/locks.py's)."""
+    per acquisition, instances, kind (as the lock trace names them)."""
     def __init__(self, name, acq_per_op, hold, instances=1, kind="spin"):
         self.name, self.acq, self.hold, self.instances, self.kind = name, acq_per_op, hold, instances, kind
 

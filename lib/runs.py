@@ -185,7 +185,7 @@ class BenchRun:
         return out
 
     def critical_sections(self):
-        """Every boot's locks.csv rows (bench/locks.py), each with its arm,
+        """Every boot's locks.csv rows (its critical sections), each with its arm,
         kernel and repeat; numbers as numbers."""
         out = []
         boots = os.path.join(self.path, "boots")

@@ -1,5 +1,5 @@
 """The scaling answer of a METRIC=locks bench run: per kernel and phase the
-critical sections counted at one thread (bench/locks.py, every boot), which
+critical sections counted at one thread (every boot's locks.csv), which
 of them two threads share, and their projection to many CPUs
 (lockmodel.py), held against published hardware numbers (published.py).
 

@@ -2,6 +2,12 @@
 """Write made-up runs with known differences for the report's tests.
 
 usage: tests/fake-runs.py RESULTS_DIR
+       tests/fake-runs.py --locks RESULTS_DIR HOLD
+
+With --locks, only bench/fake-l: a METRIC=locks run of 3 repeats whose
+global kernel holds inode_hash_lock HOLD instructions once per create of
+40,000, and a shared lock "spin@other" 200 instructions twice; hash-bl has
+per-chain bit locks (1000 instances, unshared) instead of inode_hash_lock.
 
 bench/fake-a (2 vCPUs): bench-hashbl 1.5x bench-global, vanilla = global,
   the A/A arm the same values as bench-global in another order; profiles
@@ -240,7 +246,41 @@ def mutants(results, name, barrier_caught):
           "controls=1\ncontrols_passed=1\ngate=PASS\n" % (n, 50.0 * n, "" if barrier_caught else "barrier-x"))
 
 
+def locks_run(results, name, hold):
+    """A METRIC=locks run: per boot its locks.csv (bench/locks.py's
+    columns), create at 1 and 2 threads."""
+    arms = ["bench-global", "bench-hashbl", "bench-global-aa"]
+    d = os.path.join(results, "bench", name)
+    write(os.path.join(d, "parameters"), "vcpus=1\nthreads=1 2\nrepeats=3\nfiles_per_thread=500\n"
+          "kernels=bench-global bench-hashbl\narms=%s\nmetric=locks\nproject_to=64\n" % " ".join(arms))
+    write(os.path.join(d, "env"), "date=2026-01-02T00:00:00Z\nhost_cpus=2\nhost_cpu=fake\naccel=tcg-icount\n"
+          "vcpus=1\novercommit=0.50\nlab_git_rev=0123456789ab\nkernel_debian_source_version=6.1.0-fake\n")
+    out = [HEADER]
+    for r in range(1, 4):
+        for arm in arms:
+            for t in (1, 2):
+                out.append("%s,%s,%d,%d,create,%d,%.9f,%.3f,500,500" % (arm, arm.replace("-aa", ""), r, t, 500 * t,
+                                                                        500 * t * 40000e-9, 1e9 / 40000))
+            rows_ = ["phase,threads,ops,class,kind,instances,shared_instances,acquisitions,acq_per_op,"
+                     "hold_mean,hold_max,wait_total,unpaired"]
+            for t in (1, 2):
+                ops = 500 * t
+                rows_.append("create,%d,%d,(all),-,-,-,%d,3.0,-,-,-,0" % (t, ops, 3 * ops))
+                rows_.append("create,%d,%d,spin@other,spin,1,%d,%d,2.0,200.00,210,0,-" % (t, ops, t - 1, 2 * ops))
+                if arm.startswith("bench-global"):
+                    rows_.append("create,%d,%d,inode_hash_lock,spin,1,%d,%d,1.0,%.2f,%d,0,-"
+                                 % (t, ops, t - 1, ops, hold, hold))
+                else:
+                    rows_.append("create,%d,%d,bit@insert_inode_locked,bit,1000,0,%d,1.0,%.2f,%d,0,-"
+                                 % (t, ops, ops, hold, hold))
+            write(os.path.join(d, "boots", "%s-r%d" % (arm, r), "locks.csv"), "\n".join(rows_) + "\n")
+    write(os.path.join(d, "results.csv"), "\n".join(out) + "\n")
+
+
 def main():
+    if sys.argv[1] == "--locks":
+        locks_run(sys.argv[2], "fake-l", float(sys.argv[3]))
+        return
     results = sys.argv[1]
     a = bench(results, "fake-a", 2, {"bench-global": (1.0, NOISE), "bench-hashbl": (1.5, SHUFFLE),
                                      "vanilla": (1.0, SHUFFLE), "bench-global-aa": (1.0, SHUFFLE)})

@@ -17,6 +17,34 @@ mkdir -p "$o/out"
 "$PY" "$LAB_ROOT/tests/stats-known.py" || fail "stats: the known-answer script died"
 "$PY" "$LAB_ROOT/tests/model-known.py" || fail "model: the known-answer script died"
 
+# The scaling answer (METRIC=locks runs), from made-up critical sections:
+# a short inode_hash_lock hold leaves another lock the busiest and the
+# published spin share out of reach; a long one makes it the busiest and
+# spins more than the profile did.  Each sentence follows its data.
+for hold in 33 3000; do
+	"$PY" "$LAB_ROOT/tests/fake-runs.py" --locks "$o/locks-$hold/results" "$hold"
+	mkdir -p "$o/locks-$hold/out"
+	"$PY" "$R" -r "$o/locks-$hold/results" -o "$o/locks-$hold/out" >"$o/locks-$hold/report.log" 2>&1
+done
+lr=$o/locks-33/out/REPORT.md
+expect_grep '^## Does the global inode_hash_lock stop scaling' "$lr" "scaling: the answer is a section of the report"
+[ "$(grep -n '^## ' "$lr" | head -n 1 | cut -d: -f2-)" = "## Does the global inode_hash_lock stop scaling? (from \`fake-l\`)" ] &&
+	pass "scaling: and its first section" || fail "scaling: not the report's first section; see $lr"
+expect_grep '^\*\*Projection, not a measurement\*\*' "$lr" "scaling: the projection says it is one"
+expect_grep 'busiest lock .* is `spin@other`.*`inode_hash_lock` is busy' "$lr" \
+	"scaling: a short inode_hash_lock hold leaves the shared lock with more demand the busiest"
+expect_grep 'would have to cost [0-9]+ instructions' "$lr" "scaling: ... and the report says what hold the published spin share needs"
+expect_grep '^\| 32 \| [0-9]+ \| [0-9]+ \| [-+][0-9.]+% \|.*\| 360000 \| 437000 \| \+21\.4% \|$' "$lr" \
+	"scaling: the table sets the projection at 32 CPUs beside Chinner's published points"
+lr=$o/locks-3000/out/REPORT.md
+expect_grep 'busiest lock .* is `inode_hash_lock`, busy 100\.0%' "$lr" "scaling: a long hold makes inode_hash_lock the busiest"
+expect_grep 'counted holds alone make `inode_hash_lock` take [0-9.]+% .* at least the published 25\.0%' "$lr" \
+	"scaling: ... and then the report says the counted holds reach the published spin share"
+! grep -q 'would have to cost' "$lr" && pass "scaling: ... and asks for no longer hold" ||
+	fail "scaling: a hold that reaches the published share still asks for more; see $lr"
+ls "$o/locks-33/out/plots/fake-l-projection.png" >/dev/null 2>&1 &&
+	pass "scaling: the projection is plotted" || fail "scaling: no projection plot in $o/locks-33/out/plots"
+
 "$PY" "$LAB_ROOT/tests/fake-runs.py" "$o/results"
 rep=$o/out/REPORT.md
 check "make report on made-up runs" "$PY" "$R" -r "$o/results" -o "$o/out"

@@ -17,7 +17,7 @@
 #   -l  trace lock acquisitions and releases too (implies -i): the plugin,
 #       at any vCPU count (under -icount too at one vCPU), writes the
 #       atomics and lock-releasing stores between the guest's markers to
-#       OUTDIR/locks.bin (vm/insn-count.c), for bench/locks.py
+#       OUTDIR/locks.bin (vm/insn-count.c), for the caller to pair
 #   -v  stream the console to the terminal, each line prefixed "[guest] "
 #   -n  dry run: write the initramfs, qemu-cmd, env and kernel.config and
 #       print the QEMU command; boot nothing (vm/boot.sh OUTDIR boots it
