@@ -108,6 +108,14 @@ def headline(pr):
             busiest[0], pct(busiest[1]["utilisation"]), " (half busy from %d CPUs)" % limit if limit else "",
             "" if busiest[0] == HASH_LOCK else "; `%s` is busy %s" % (
                 HASH_LOCK, pct(hash32["utilisation"]) if hash32 else "-")))
+    if hash32 and (not busiest or busiest[0] != HASH_LOCK):
+        half = next((p["threads"] for p in a if p["locks"][HASH_LOCK]["utilisation"] >= 0.5), None)
+        out.append("`%s` is %s (%s)." % (
+            HASH_LOCK, "half busy from %d CPUs" % half if half else "less than half busy up to %d CPUs" % len(a),
+            published.CHINNER_2023_CITE))
+    walk = guzik_line(pr)
+    if walk:
+        out.append(walk)
     counted = next((c for c in pr.s.classes(pr.base, FIT_PHASE) if c["name"] == HASH_LOCK), None)
     if hash32 and hash32["wait_share"] >= published.CHINNER_2021_SPIN_32:
         out.append("The counted holds alone make `%s` take %s of a thread's time at 32 CPUs, at least the "
@@ -122,6 +130,21 @@ def headline(pr):
                    % (HASH_LOCK, pct(published.CHINNER_2021_SPIN_32), need, need * pr.ns_per_insn,
                       need / counted["hold"], counted["hold"]))
     return [" ".join(out), ""]
+
+
+def guzik_line(pr):
+    """The walk phase projected to Guzik's 20 processes, beside his times."""
+    g = published.GUZIK_2023
+    if "walk" not in pr.s.phases:
+        return None
+    a, b = pr.points(pr.base, "walk"), pr.points(pr.new, "walk")
+    if not a or not b or len(a) < g["threads"]:
+        return None
+    n = g["threads"]
+    return ("For the cold stat walk (the `walk` phase, same model and c) at %d CPUs the projection gives hash-bl "
+            "%.2fx the global kernel's rate; %s measured %.2fx (%.2f s against %.2f s)." % (
+                n, b[n - 1]["ops_per_s"] / a[n - 1]["ops_per_s"], g["cite"], g["global_s"] / g["hashbl_s"],
+                g["hashbl_s"], g["global_s"]))
 
 
 def projection_table(pr):

@@ -100,6 +100,12 @@ def torture_section(run, plot_dir):
     return out, verdicts
 
 
+def sentence(title):
+    """A mutant's one-line title as a sentence of its own."""
+    title = title.strip()
+    return title[:1].upper() + title[1:] + ("" if title.endswith((".", "!", "?")) or not title else ".")
+
+
 def mutants_section(run):
     """The torture's sensitivity: the mutation score, the kill matrix, and
     every missed mutant with what it breaks and why it can be missed."""
@@ -123,6 +129,7 @@ def mutants_section(run):
     missed = [m for m in run.mutants if m.get("outcome") == "missed"]
     if missed:
         out += ["", "Missed:", ""]
-        out += ["- `%s` (%s): %s %s" % (m["mutant"], m.get("expect"), m["header"].get("Mutant", ""), m["text"])
+        out += ["- `%s` (expected: %s): %s" % (m["mutant"], m.get("expect"), sentence(m["header"].get("Mutant", "")) +
+                                                (" " + m["text"] if m["text"] else ""))
                 for m in missed]
     return out + [""]

