@@ -165,7 +165,7 @@ def vcpu_cost_lines(points):
     if not out:
         return []
     return ["What idle vCPUs cost one thread, per kind of guest (means over each run's boots; runs "
-            "made at different times on a host whose own speed varies, see README):", ""] + out + [""]
+            "made at different times on a host whose own speed varies, see docs/bench.md):", ""] + out + [""]
 
 
 def vcpu_comparisons(run, phases=None):

@@ -160,7 +160,7 @@ esac
 # (lab-dead's tries go elsewhere); a host column in results.csv, and the
 # comparisons made within a host.  One live login: two bench guests at
 # once on this 2-core host hung one of them (2026-12-05: CPU 0 halted, its
-# timer never fired, RCU stall; see README), and loopback logins are one
+# timer never fired, RCU stall; docs/runner.md), and loopback logins are one
 # host anyway; the per-host reading is tested on made-up runs (group report).
 "$LAB_ROOT/vm/build-kernel.sh" bench-global >"$o/bench-build.log" 2>&1 ||
 	{ fail "the bench-global kernel does not build; see $o/bench-build.log"; exit 0; }

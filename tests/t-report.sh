@@ -299,6 +299,22 @@ rc=$?
 cmp -s "$rep" "$o/last.md" && pass "report: refused calls and failed writes leave the last REPORT.md untouched" ||
 	fail "report: a refused call changed REPORT.md"
 
+# README's command list is make help's output, so that no command it shows
+# goes stale; a README whose list lost a line must fail the check.
+readme_help() {  # readme_help README: the first fenced block
+	awk '/^```/ { if (on) exit; on = 1; next } on' "$1"
+}
+make -s -C "$LAB_ROOT" help >"$o/help.txt" 2>&1
+readme_help "$LAB_ROOT/README.md" | cmp -s - "$o/help.txt" &&
+	pass "README: its command list is make help's output" ||
+	fail "README: its command list differs from make help's output ($o/help.txt)"
+grep -v 'make torture-again' "$LAB_ROOT/README.md" >"$o/README-stale.md"
+! readme_help "$o/README-stale.md" | cmp -s - "$o/help.txt" &&
+	pass "negative control: a README command list missing a target is told apart" ||
+	fail "negative control: a stale README command list passed"
+[ "$(wc -l <"$LAB_ROOT/README.md")" -le 300 ] && pass "README: a user guide of at most 300 lines" ||
+	fail "README: $(wc -l <"$LAB_ROOT/README.md") lines; reference belongs in docs/"
+
 # The flow patches -> vm -> torture | bench -> results -> report: no stage's
 # code names a later stage's folder (comments and results/ paths aside).
 later() {  # later ROOT DIR FOLDER...: code lines under ROOT/DIR naming one of FOLDERs

@@ -122,7 +122,7 @@ fi
 # A short run of every six scenario and both negative controls, SIX-2 twice,
 # packed onto twice the host's CPUs: a guest boots and tears down partly idle,
 # so two 2-vCPU scenarios at a time finish sooner on 2 cores with the same
-# verdicts (README, results/torture/20261204-cpus4-2vcpu).
+# verdicts (docs/results.md, results/torture/20261204-cpus4-2vcpu).
 six=$(grep '^SIX' "$T/configs/CFLIST" | grep -v -- '-SHORT$')  # *-SHORT: rate scenarios
 "$T/run.sh" -s "$six 1*SIX-2" -d 8 -j $((2 * $(nproc))) -o "$o" -r short >"$o/short.log" 2>&1
 if [ ! -d "$o/short" ]; then

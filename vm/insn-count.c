@@ -5,7 +5,7 @@
  * count so far.  The guest brackets what it measures with two markers.
  *
  * Why a plugin: -icount makes guest time equal instructions only with one
- * vCPU (QEMU 7.2 hangs SMP guests under -icount, see README), so guests
+ * vCPU (QEMU 7.2 hangs SMP guests under -icount, see docs/bench.md), so guests
  * with more vCPUs count here, under the usual multi-threaded TCG.
  *
  * The marker is "nopl MARK(%rax)" (0f 1f 80, then MARK as disp32) whose

@@ -69,7 +69,7 @@ fi
 hostcpus=$(nproc)
 if [ -n "$icount" ]; then
 	# Instruction counting exists only in TCG.  QEMU 7.2's -icount hangs
-	# a guest with more than one vCPU at SMP bring-up (README).
+	# a guest with more than one vCPU at SMP bring-up (docs/bench.md).
 	if [ "$vcpus" = 1 ]; then
 		accel=tcg-icount
 	else
