@@ -218,10 +218,10 @@ run_child() {
 	run_spawn "$@"
 	run_wait
 }
-run_interrupt() {
+run_interrupt() {  # (dash's kill takes no "--": a group is "-PGID" after the signal)
 	trap '' INT TERM HUP
 	for run_wait_pid in $run_child_pids; do
-		kill -TERM -- "-$run_wait_pid" 2>/dev/null || kill -TERM "$run_wait_pid" 2>/dev/null
+		kill -TERM "-$run_wait_pid" 2>/dev/null || kill -TERM "$run_wait_pid" 2>/dev/null
 	done
 	for run_wait_pid in $run_child_pids; do
 		wait "$run_wait_pid" 2>/dev/null

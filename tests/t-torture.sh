@@ -155,3 +155,42 @@ else
 	expect_grep '^judgement=PASS: FAILURE detected' "$o/again-busted/summary" "the scenario booted again ended in FAILURE, as stored"
 	expect_exit 2 "torture/again.sh refuses a scenario the run does not have" "$T/again.sh" "$o/short" NO-SUCH
 fi
+
+# Ctrl-C in a terminal sends SIGINT to the whole foreground process group:
+# make torture's (make, its recipe's shell and torture/run.sh).  Sent in the
+# middle of a scenario, it must leave no guest and no runner behind (checked
+# by QEMU's pid and by any process still naming the run), exit 130 and mark
+# the run interrupted.  The group is made as make makes it: a shell running
+# the recipe's command line, in a process group of its own (setsid), with
+# SIGINT at its default (a background job starts with it ignored).
+setsid env --default-signal=INT sh -c '"$1" -s SIX-2 -d 120 -o "$2" -r ctrl-c; rc=$?; exit $rc' \
+	sh "$T/run.sh" "$o" >"$o/ctrl-c.log" 2>&1 &
+pgid=$!
+qpid=
+while kill -0 "$pgid" 2>/dev/null && [ -z "$qpid" ]; do
+	sleep 1
+	qpid=$(cat "$o/ctrl-c.partial/SIX-2/qemu.pid" 2>/dev/null)
+done
+if [ -z "$qpid" ]; then
+	fail "the torture run to interrupt never started its guest; see $o/ctrl-c.log"
+else
+	sleep 3   # into the torture, past the guest's start
+	kill -INT "-$pgid"   # dash: no "--"
+	wait "$pgid"
+	rc=$?
+	sleep 2   # what outlives the runner has had time to end, if it would
+	[ "$rc" = 130 ] && pass "Ctrl-C on make torture: the run exits with 130" ||
+		fail "Ctrl-C on make torture: exit $rc, expected 130; see $o/ctrl-c.log"
+	if kill -0 "$qpid" 2>/dev/null; then
+		fail "Ctrl-C on make torture left its QEMU (pid $qpid) running"
+		kill -KILL "$qpid"
+	else
+		pass "Ctrl-C on make torture stops the scenario's QEMU (pid $qpid)"
+	fi
+	left=$(pgrep -f "$o/ctrl-c" 2>/dev/null | tr '\n' ' ')
+	[ -z "$left" ] && pass "Ctrl-C on make torture leaves no process of the run behind" ||
+		{ fail "Ctrl-C on make torture left processes of the run: $left"; kill -KILL $left 2>/dev/null; }
+	[ -s "$o/ctrl-c.partial/interrupted" ] && [ ! -e "$o/ctrl-c" ] &&
+		pass "an interrupted torture run stays RUN.partial, marked interrupted" ||
+		fail "the interrupted torture run was not marked; see $o/ctrl-c.log"
+fi
