@@ -15,10 +15,14 @@ run=$1
 param() { sed -n "s/^$1=//p" "$run/parameters"; }
 # A run over hosts (make bench HOSTS=) has a host column: each boot's sshlogin.
 overhosts=$(param hosts)
+# A PRECISION= run booted as many repeats as its second stage asked for:
+# its precision file has them, its parameters the first stage's.
+repeats=$(sed -n 's/^repeats=//p' "$run/precision" 2>/dev/null)
+[ -n "$repeats" ] || repeats=$(param repeats)
 {
 	"$LAB_ROOT/bench/parse-boot.sh" -H $overhosts
 	r=1
-	while [ "$r" -le "$(param repeats)" ]; do
+	while [ "$r" -le "$repeats" ]; do
 		for arm in $(param arms); do
 			d=$run/boots/$arm-r$r
 			"$LAB_ROOT/bench/parse-boot.sh" "$arm" "${arm%-aa}" "$r" "$d" \

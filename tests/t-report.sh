@@ -28,8 +28,8 @@ for hold in 33 3000; do
 done
 lr=$o/locks-33/out/REPORT.md
 expect_grep '^## Does the global inode_hash_lock stop scaling' "$lr" "scaling: the answer is a section of the report"
-[ "$(grep -n '^## ' "$lr" | head -n 1 | cut -d: -f2-)" = "## Does the global inode_hash_lock stop scaling? (from \`fake-l\`)" ] &&
-	pass "scaling: and its first section" || fail "scaling: not the report's first section; see $lr"
+[ "$(grep '^## ' "$lr" | head -n 2 | tr '\n' '|')" = "## Answers|## Does the global inode_hash_lock stop scaling? (from \`fake-l\`)|" ] &&
+	pass "scaling: the answers, then the scaling answer, open the report" || fail "scaling: not the report's first sections; see $lr"
 expect_grep '^\*\*Projection, not a measurement\*\*' "$lr" "scaling: the projection says it is one"
 expect_grep 'busiest lock .* is `spin@other`.*`inode_hash_lock` is busy' "$lr" \
 	"scaling: a short inode_hash_lock hold leaves the shared lock with more demand the busiest"
@@ -50,6 +50,16 @@ ls "$o/locks-33/out/plots/fake-l-projection.png" >/dev/null 2>&1 &&
 "$PY" "$LAB_ROOT/tests/fake-runs.py" "$o/results"
 rep=$o/out/REPORT.md
 check "make report on made-up runs" "$PY" "$R" -r "$o/results" -o "$o/out"
+# Page one: a sentence a question, then the resolved changes only.
+[ "$(grep -m 1 '^## ' "$rep")" = "## Answers" ] && pass "answers: the report opens with its answers" ||
+	fail "answers: the report does not open with them; see $rep"
+expect_grep '^- Torture: the newest run, `fake-t` .* ended as expected in 10 of 10 scenarios\.$' "$rep" \
+	"answers: the newest torture run's scenarios, counted"
+expect_grep '^- Mutant gate: the newest, `fake-[mn]`, caught [12] of 2 mutants' "$rep" "answers: the newest mutant gate's score"
+expect_grep '^- hash-bl .* [0-9]+ changes resolved at the 5% level in [0-9]+ calibrated runs, the largest \+114\.3%' "$rep" \
+	"answers: hash-bl's resolved changes, counted, with the largest"
+expect_grep '^\| `fake-a` \| creates per second \| 2 \| 2 vCPUs \| \+50\.0% \| \[\+44\.2%, \+56\.1%\] \| no \| better \|$' "$rep" \
+	"answers: a resolved change in the table, with its interval and equivalence"
 row() {  # row PHASE THREADS: the table rows of that point, in report order
 	grep -E "^\| $1 \| $2 \| " "$rep"
 }
@@ -298,6 +308,23 @@ rc=$?
 	fail "report: on a full file system: exit $rc (97: temporary files left, 99: REPORT.md changed); see $o/full.log"
 cmp -s "$rep" "$o/last.md" && pass "report: refused calls and failed writes leave the last REPORT.md untouched" ||
 	fail "report: a refused call changed REPORT.md"
+
+# Every committed run is what its recheck makes of its stored boots: a copy
+# of results/ rechecked (torture: judged again; bench: results.csv and
+# summary.txt parsed again) differs from the committed files in nothing.
+rm -rf "$o/recheck"
+mkdir -p "$o/recheck"
+cp -r "$LAB_ROOT/results" "$o/recheck/"
+for r in "$o"/recheck/results/torture/*/; do
+	"$LAB_ROOT/torture/recheck.sh" "$r" >>"$o/recheck/log" 2>&1 || echo "torture recheck failed: $r" >>"$o/recheck/log"
+done
+for r in "$o"/recheck/results/bench/*/; do
+	"$LAB_ROOT/bench/recheck.sh" "$r" >>"$o/recheck/log" 2>&1 || echo "bench recheck failed: $r" >>"$o/recheck/log"
+done
+diff -rq -x initramfs.cpio.gz "$LAB_ROOT/results" "$o/recheck/results" >"$o/recheck/diff" 2>&1 &&
+	! grep -q 'recheck failed' "$o/recheck/log" &&
+	pass "every committed torture and bench run is what make torture-recheck and make bench-recheck make of it" ||
+	fail "rechecking the committed runs changes them: $(head -n 3 "$o/recheck/diff" | tr '\n' ';') (see $o/recheck/)"
 
 # README's command list is make help's output, so that no command it shows
 # goes stale; a README whose list lost a line must fail the check.

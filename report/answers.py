@@ -1,0 +1,104 @@
+"""REPORT.md's first lines: one computed sentence per question a maintainer
+asks (is the series' locking correct under torture, does the torture catch
+broken locks, what did hash-bl change and how sure, what is unresolved),
+then one table of the resolved changes only."""
+import hashlib
+import os
+
+import stats
+from bench_sections import trust
+from markdown import fmt_change, table
+
+BASE, NEW = "bench-global", "bench-hashbl"
+SHOWN = 12
+
+
+def series_of(run):
+    """A run's series as "N patches, sha256 XXXXXXXX" (its provenance), or None."""
+    path = os.path.join(run.path, "provenance", "patches.sha256")
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        return None
+    n = sum(1 for line in data.decode().splitlines() if line.strip())
+    return "%d patches, `%s`" % (n, hashlib.sha256(data).hexdigest()[:12])
+
+
+def newest(runs):
+    return max(runs, key=lambda r: r.env.get("date", "")) if runs else None
+
+
+def torture_line(torture_runs):
+    run = newest(torture_runs)
+    if run is None:
+        return "- Torture: no torture run in `results/torture/`."
+    ok = sum(s.get("judgement", "").startswith("PASS") for s in run.scenarios)
+    return ("- Torture: the newest run, `%s` (%s; series %s), ended as expected in %d of %d scenarios%s." % (
+        run.name, run.env.get("date", "?"), series_of(run) or "not recorded", ok, len(run.scenarios),
+        "" if ok == len(run.scenarios) else ", not in: " + ", ".join(
+            "`%s`" % s.get("scenario", "?") for s in run.scenarios if not s.get("judgement", "").startswith("PASS"))))
+
+
+def mutants_line(mutant_runs):
+    run = newest(mutant_runs)
+    if run is None:
+        return "- Mutant gate: no gate run in `results/mutants/`."
+    sc = run.score
+    return ("- Mutant gate: the newest, `%s`, caught %s of %s mutants (%s%%), missed: %s; %s of %s controls "
+            "passed; gate %s." % (run.name, sc.get("caught"), sc.get("mutants"), sc.get("score_pct"),
+                                  sc.get("missed") or "none", sc.get("controls_passed"), sc.get("controls"),
+                                  sc.get("gate")))
+
+
+def hashbl_changes(bench_verdicts):
+    """(resolved rows, unresolved count, runs judged, runs left out and why)
+    of bench-hashbl against bench-global, from calibrated runs only."""
+    rows, unresolved, used, left = [], 0, [], []
+    for run, verdicts, cal in bench_verdicts:
+        pairs = [(ph, t, c) for _title, b, n, results in verdicts if (b, n) == (BASE, NEW) for ph, t, c in results]
+        if not pairs:
+            continue
+        if cal and cal["m"] and not trust(cal).startswith("Calibrated"):
+            left.append((run.name, "its A/A calibration failed: its noise calls changes that are not there"))
+            continue
+        over = run.env.get("overcommit", "")
+        if not run.insns and over.replace(".", "", 1).isdigit() and float(over) > 1:
+            left.append((run.name, "timed with %s vCPUs a host CPU: its rates measure the host's scheduler"
+                         % over.rstrip("0").rstrip(".")))
+            continue
+        used.append(run.name)
+        what = "instructions per %s" if run.insns else "%ss per second"
+        for ph, t, c in pairs:
+            if not c.testable or not c.significant:
+                unresolved += 1
+                continue
+            eq = stats.equivalent(run.samples(BASE, ph, t), run.samples(NEW, ph, t), first_n=run.first_n)
+            rows.append((abs(c.ratio - 1), ["`%s`" % run.name, what % ph, str(t), "%s vCPU%s" % (run.params.get("vcpus"), "" if run.params.get("vcpus") == "1" else "s"),
+                                             fmt_change(c.ratio), "[%s, %s]" % (fmt_change(c.lo), fmt_change(c.hi)),
+                                             "yes" if eq else "no", c.verdict(run.higher_is_better)]))
+    return rows, unresolved, used, left
+
+
+def answers_lines(bench_verdicts, torture_runs, mutant_runs):
+    rows, unresolved, used, left = hashbl_changes(bench_verdicts)
+    out = ["## Answers", "", torture_line(torture_runs), mutants_line(mutant_runs)]
+    if used:
+        big = sorted(rows, key=lambda r: -r[0])
+        out.append("- hash-bl (`%s`) against the global lock (`%s`): %d changes resolved at the 5%% level in %d "
+                   "calibrated runs%s; %d comparisons resolve no change (their intervals include none)." % (
+                       NEW, BASE, len(rows), len(used),
+                       ", the largest %s on %s (`%s`)" % (big[0][1][4], big[0][1][1], big[0][1][0].strip("`"))
+                       if big else "", unresolved))
+    if left:
+        out.append("- Left out of these answers, %d bench runs: %s." % (
+            len(left), "; ".join("`%s` (%s)" % (n, why) for n, why in left)))
+    out.append("- Scaling to many CPUs: the next section (a projection from counted critical sections; timed "
+               "rates with more vCPUs than the host's 2 CPUs measure its scheduler, not the lock).")
+    out.append("")
+    if rows:
+        shown = sorted(rows, key=lambda r: -r[0])[:SHOWN]
+        out += ["Resolved changes, hash-bl against the global lock (the %d largest of %d; every comparison is "
+                "in its run's section):" % (len(shown), len(rows)), ""]
+        out += table(["run", "metric", "threads", "guest", "change", "95% CI", "within ±2%", "verdict"],
+                     [r for _s, r in shown]) + [""]
+    return out
