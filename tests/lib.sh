@@ -6,6 +6,11 @@ TEST_OUT=${TEST_OUT:-$LAB_BUILD/tests}
 mkdir -p "$TEST_OUT"
 
 pass() { echo "ok - $*"; }
+# plan N: the group will make N checks (TAP's "1..N"); end_of_group: its last
+# line, which says it ran to its end (TAP's done_testing).  tests/run.sh
+# fails a group that ends without it, or makes other than its plan.
+plan() { echo "1..$1"; }
+end_of_group() { echo "# end of group"; }
 fail() { echo "not ok - $*"; }
 skip() { echo "skip - $*"; }
 

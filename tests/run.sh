@@ -4,8 +4,10 @@
 # usage: tests/run.sh [GROUP...]
 #   GROUP  report series kernel check-series runner kunit torture mutants bench hosts vcpus (default: all)
 # Each group is tests/t-GROUP.sh; its checks print "ok - ...", "not ok - ..."
-# or "skip - ...".  A group that dies without checks, or is stopped by a
-# signal, counts as one failure.  LAB_TESTS: where the groups are (default
+# or "skip - ...", and ends with end_of_group ("# end of group"); it may
+# declare a plan first ("1..N").  A group that dies without checks, is
+# stopped by a signal, ends without its end line, or makes other than its
+# plan counts as one more failure.  LAB_TESTS: where the groups are (default
 # tests/; the suite's own test of this runner points it elsewhere).
 . "$(dirname "$0")/../lib/functions.sh"
 tests=${LAB_TESTS:-$LAB_ROOT/tests}
@@ -84,6 +86,14 @@ for g in $groups; do
 		# Killed part-way: the checks it never reached would go uncounted.
 		echo "not ok - group $g was stopped by signal $((rc - 128)) after its last check; see $out/group-$g.stderr" |
 			tee -a "$out/group-$g.txt"
+	elif ! grep -q '^# end of group$' "$out/group-$g.txt"; then
+		# Exited before its end: the same, by its own hand.
+		echo "not ok - group $g stopped before its end (exit $rc); see $out/group-$g.stderr" | tee -a "$out/group-$g.txt"
+	else
+		planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out/group-$g.txt" | head -n 1)
+		made=$(grep -cE '^(ok|not ok|skip) - ' "$out/group-$g.txt")
+		[ -z "$planned" ] || [ "$planned" = "$made" ] ||
+			echo "not ok - group $g made $made of its $planned planned checks" | tee -a "$out/group-$g.txt"
 	fi
 	cat "$out/group-$g.txt" >>"$out/all.txt"
 done

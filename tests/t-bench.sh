@@ -342,3 +342,4 @@ rc=$?
 [ "$rc" = 1 ] && grep -q 'cannot write results under' "$o/ro.log" && ! grep -q 'build:\|boot:' "$o/ro.log" &&
 	pass "a read-only results directory is a clear error before anything builds or boots" ||
 	fail "a read-only results directory: exit $rc; see $o/ro.log"
+end_of_group

@@ -27,3 +27,4 @@ if [ $rc != 0 ] && grep -qx "FAIL $bad" "$TEST_OUT/check-negative.txt" &&
 else
 	fail "negative control: a file that cannot compile was not reported (exit $rc)"
 fi
+end_of_group

@@ -209,3 +209,4 @@ cp -r "$b" "$o/over-recheck"
 	grep -q '^## Bench run `over@lab-a`' "$o/REPORT.md" && ! grep -q '^## Bench run `over`$' "$o/REPORT.md" &&
 	pass "the report reads the run over hosts one host at a time" ||
 	fail "the report of the run over hosts; see $o/over-report.log"
+end_of_group

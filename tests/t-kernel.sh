@@ -46,3 +46,4 @@ if grep -q 'done (0 objects compiled)' "$TEST_OUT/rebuild.log" &&
 else
 	fail "rebuilding the unchanged torture flavour recompiled; see $TEST_OUT/rebuild.log"
 fi
+end_of_group

@@ -13,3 +13,4 @@ fi
 sed -e 's/^PASS \(.*\)/ok - kunit: \1/' -e 's/^FAIL \(.*\)/not ok - kunit: \1/' \
 	-e 's/^SKIP \(.*\)/skip - kunit: \1/' "$o/kunit.txt"
 expect_grep '^PASS mean and variance tests\.mean_and_variance_' "$o/kunit.txt" "the series' mean_and_variance suite ran"
+end_of_group

@@ -150,3 +150,4 @@ if mb seq-frozen >"$o/piggy-a.log" 2>&1 && cp "$kc/piggy.o" "$o/piggy-a.o" &&
 else
 	fail "the mutant builds for the image check failed; see $o/piggy-a.log and $o/piggy-b.log"
 fi
+end_of_group

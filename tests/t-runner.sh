@@ -148,3 +148,4 @@ expect_exit 1 "a guest's exit code 69 (QEMU status 139, as a SIGSEGV) is FAIL, n
 expect_exit 0 "a dry run writes the QEMU command and boots nothing" \
 	"$LAB_ROOT/vm/run.sh" -n -k "$kernel" -o "$o/dry" -c 2
 [ ! -e "$o/dry/console.log" ] && pass "the dry run left no console log" || fail "the dry run booted"
+end_of_group

@@ -143,3 +143,4 @@ aside=$(ls -d "$t".edited-* 2>/dev/null | head -n 1)
 	pass "negative control: a tree with a mutant applied by hand is named, kept aside and made again" ||
 	fail "a tree edited by hand was not caught; see $TEST_OUT/tree-edited.log"
 rm -rf "$t".edited-*
+end_of_group

@@ -194,3 +194,4 @@ else
 		pass "an interrupted torture run stays RUN.partial, marked interrupted" ||
 		fail "the interrupted torture run was not marked; see $o/ctrl-c.log"
 fi
+end_of_group

@@ -62,3 +62,4 @@ if [ "$(nproc)" -lt 32 ]; then
 else
 	skip "overcommit warning: this host has $(nproc) CPUs"
 fi
+end_of_group
