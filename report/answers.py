@@ -10,6 +10,7 @@ from bench_sections import trust
 from markdown import fmt_change, table
 
 BASE, NEW = "bench-global", "bench-hashbl"
+PATCHES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "patches")
 SHOWN = 12
 
 
@@ -24,6 +25,18 @@ def series_of(run):
     return "%d patches, `%s`" % (n, hashlib.sha256(data).hexdigest()[:12])
 
 
+def series_now(patches=PATCHES):
+    """Today's series in patches/, summed as a run's provenance sums it
+    (sha256sum of each patch in series order), or None."""
+    try:
+        names = open(os.path.join(patches, "series")).read().split()
+        sums = "".join("%s  %s\n" % (hashlib.sha256(open(os.path.join(patches, n), "rb").read()).hexdigest(), n)
+                       for n in names)
+    except OSError:
+        return None
+    return "%d patches, `%s`" % (len(names), hashlib.sha256(sums.encode()).hexdigest()[:12])
+
+
 def newest(runs):
     return max(runs, key=lambda r: r.env.get("date", "")) if runs else None
 
@@ -33,8 +46,11 @@ def torture_line(torture_runs):
     if run is None:
         return "- Torture: no torture run in `results/torture/`."
     ok = sum(s.get("judgement", "").startswith("PASS") for s in run.scenarios)
-    return ("- Torture: the newest run, `%s` (%s; series %s), ended as expected in %d of %d scenarios%s." % (
-        run.name, run.env.get("date", "?"), series_of(run) or "not recorded", ok, len(run.scenarios),
+    mine, now = series_of(run), series_now()
+    same = ("today's series" if mine and mine == now else
+            "not today's series (%s)" % now if now else "today's series unknown")
+    return ("- Torture: the newest run, `%s` (%s; series %s: %s), ended as expected in %d of %d scenarios%s." % (
+        run.name, run.env.get("date", "?"), mine or "not recorded", same, ok, len(run.scenarios),
         "" if ok == len(run.scenarios) else ", not in: " + ", ".join(
             "`%s`" % s.get("scenario", "?") for s in run.scenarios if not s.get("judgement", "").startswith("PASS"))))
 

@@ -31,7 +31,7 @@ from runs import SIDES, RunError, all_runs, find_runs  # noqa: E402
 from bench_sections import bench_section, comparison_table, trust  # noqa: E402
 from context import context_lines  # noqa: E402
 from scaling_sections import scaling_lines  # noqa: E402
-from answers import answers_lines  # noqa: E402
+from answers import answers_lines, series_of  # noqa: E402
 from markdown import COMPARISON_HEAD, comparison_row, env_line, fmt_change, table  # noqa: E402
 from torture_sections import mutants_section, torture_section  # noqa: E402
 
@@ -107,9 +107,12 @@ def summary_lines(bench_verdicts, torture_verdicts, r2r, mutant_runs=()):
                 got = {}
                 for ph, t, c in results:
                     if ph == phase:
-                        got.setdefault(c.verdict(run.higher_is_better), []).append(str(t))
-                desc = "; ".join("%s at %s thread%s" % (v, ", ".join(ts), "" if ts == ["1"] else "s")
-                                for v, ts in sorted(got.items()))
+                        got.setdefault(c.verdict(run.higher_is_better), []).append((t, c))
+                # Every verdict with its size: the change at each thread count.
+                desc = "; ".join("%s at %s" % (v, ", ".join("%d thread%s (%s)" % (t, "" if t == 1 else "s",
+                                                                                  fmt_change(c.ratio))
+                                                             for t, c in tcs))
+                                for v, tcs in sorted(got.items()))
                 what = ("instructions/%s" if run.insns else "%s/s") % phase
                 out.append("- `%s`, %s, `%s` vs `%s` %s: %s." % (run.name, run.params.get("vcpus") + " vCPUs",
                                                                  new, base, what, desc))
@@ -184,10 +187,10 @@ def build(runs, base=None, new=None, plot_dir=None):
              "number comes from those runs; running the command again on them gives this file again." % regen, ""]
     rows = [["`%s`" % r.name, r.kind, r.env.get("date", "?"), r.env.get("host_cpus", "?"),
              r.env.get("accel", "?"), r.env.get("vcpus", "?"), r.env.get("overcommit", "?"),
-             r.env.get("kernel_debian_source_version", "?"), r.env.get("lab_git_rev", "?")[:12]]
+             r.env.get("kernel_debian_source_version", "?"), series_of(r) or "-", r.env.get("lab_git_rev", "?")[:12]]
             for r in runs]
     head += table(["run", "kind", "started", "host CPUs", "accel", "vCPUs", "overcommit",
-                   "Debian source", "lab revision"], rows)
+                   "Debian source", "series", "lab revision"], rows)
     return "\n".join(head + summary_lines(bench_verdicts, torture_verdicts, r2r, mutant_runs) + method_lines()
                      + body + context_lines(bench_verdicts)).rstrip() + "\n"
 

@@ -48,3 +48,15 @@ expect_grep() {
 		fail "$3: no line matching '$1' in $2"
 	fi
 }
+
+# expect_stopped WHAT RC QEMU_PID: an interrupted run exited with 130 and
+# its guest is gone, by QEMU's own pid (one left running is killed).
+expect_stopped() {
+	[ "$2" = 130 ] && pass "$1: the run exits with 130" || fail "$1: exit $2, expected 130"
+	if kill -0 "$3" 2>/dev/null; then
+		fail "$1 left QEMU (pid $3) running"
+		kill -KILL "$3"
+	else
+		pass "$1 stops its QEMU (pid $3)"
+	fi
+}

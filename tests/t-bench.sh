@@ -277,14 +277,7 @@ rc=$?
 if [ -z "$qpid" ]; then
 	fail "the interrupted bench run never started a guest; see $o/interrupted.log"
 else
-	[ "$rc" = 130 ] && pass "SIGINT during a bench boot: the run exits with 130" ||
-		fail "SIGINT during a bench boot: exit $rc, expected 130; see $o/interrupted.log"
-	if kill -0 "$qpid" 2>/dev/null; then
-		fail "SIGINT during a bench boot left QEMU (pid $qpid) running"
-		kill -KILL "$qpid"
-	else
-		pass "SIGINT during a bench boot stops its QEMU (pid $qpid)"
-	fi
+	expect_stopped "SIGINT during a bench boot" "$rc" "$qpid"
 	if [ -s "$o/interrupted.partial/interrupted" ] && [ ! -e "$o/interrupted" ]; then
 		pass "an interrupted bench run is left as RUN.partial, marked interrupted, never as a result"
 	else

@@ -81,7 +81,7 @@ expect_grep '^\| create \| 1 \| 2\.7% \| 2\.7% \|' "$rep" "report: the coefficie
 expect_grep '^- `fake-a` A/A calibration: .*Calibrated: ' "$rep" "report: a quiet A/A arm calibrates the run"
 # Verdicts at a glance follow the metric: in fake-q (METRIC=insns) hash-bl
 # executes 1/1.5 of the instructions, which is better, not worse.
-expect_grep '^- `fake-q`, 2 vCPUs, `bench-hashbl` vs `bench-global` instructions/create: better at 1, 2 threads\.$' "$rep" \
+expect_grep '^- `fake-q`, 2 vCPUs, `bench-hashbl` vs `bench-global` instructions/create: better at 1 thread \(-33\.3%\), 2 threads \(-33\.3%\)\.$' "$rep" \
 	"report: at a glance, fewer instructions per operation is better"
 # An arm KERNEL@N (the kernel at N vCPUs, interleaved): compared with the
 # kernel's own arm, and stated in the findings on what vCPUs cost.
@@ -237,9 +237,9 @@ done
 # A run over two ssh hosts (HOSTS=) is read per host, never pooled:
 # hash-bl is 1.5x on lab-a and 1/1.5 on lab-b.  Negative control: pooled,
 # the same samples show no significant change.
-expect_grep '^- `fake-h@lab-a`, 2 vCPUs, `bench-hashbl` vs `bench-global` create/s: better at 1, 2 threads' "$rep" \
+expect_grep '^- `fake-h@lab-a`, 2 vCPUs, `bench-hashbl` vs `bench-global` create/s: better at 1 thread \(\+50\.0%\), 2 threads \(\+50\.0%\)' "$rep" \
 	"report: a run over hosts is compared within its first host (better there)"
-expect_grep '^- `fake-h@lab-b`, 2 vCPUs, `bench-hashbl` vs `bench-global` create/s: worse at 1, 2 threads' "$rep" \
+expect_grep '^- `fake-h@lab-b`, 2 vCPUs, `bench-hashbl` vs `bench-global` create/s: worse at 1 thread \(-33\.3%\), 2 threads \(-33\.3%\)' "$rep" \
 	"report: and within its second host (worse there)"
 expect_grep '^\| `fake-h@lab-b` \| bench \| [^|]* \| 8 \| tcg \| 2 \| 0\.25 \|' "$rep" \
 	"report: each host's section has that host's CPUs and overcommit (from the host-env it brought back)"

@@ -179,14 +179,7 @@ else
 	wait "$pgid"
 	rc=$?
 	sleep 2   # what outlives the runner has had time to end, if it would
-	[ "$rc" = 130 ] && pass "Ctrl-C on make torture: the run exits with 130" ||
-		fail "Ctrl-C on make torture: exit $rc, expected 130; see $o/ctrl-c.log"
-	if kill -0 "$qpid" 2>/dev/null; then
-		fail "Ctrl-C on make torture left its QEMU (pid $qpid) running"
-		kill -KILL "$qpid"
-	else
-		pass "Ctrl-C on make torture stops the scenario's QEMU (pid $qpid)"
-	fi
+	expect_stopped "Ctrl-C on make torture" "$rc" "$qpid"
 	left=$(pgrep -f "$o/ctrl-c" 2>/dev/null | tr '\n' ' ')
 	[ -z "$left" ] && pass "Ctrl-C on make torture leaves no process of the run behind" ||
 		{ fail "Ctrl-C on make torture left processes of the run: $left"; kill -KILL $left 2>/dev/null; }
