@@ -109,7 +109,7 @@ def answers_lines(bench_verdicts, torture_runs, mutant_runs):
         out.append("- Left out of these answers, %d bench runs: %s." % (
             len(left), "; ".join("`%s` (%s)" % (n, why) for n, why in left)))
     out.append("- Scaling to many CPUs: the next section (a projection from counted critical sections; timed "
-               "rates with more vCPUs than the host's 2 CPUs measure its scheduler, not the lock).")
+               "rates with more vCPUs than host CPUs measure the host's scheduler, not the lock).")
     out.append("")
     if rows:
         shown = sorted(rows, key=lambda r: -r[0])[:SHOWN]

@@ -30,7 +30,7 @@
 # qemu-exit, qemu.stderr, env, kernel.config and guest/.
 . "$(dirname "$0")/../lib/functions.sh"
 
-kernel= out= vcpus=2 mem= timeout= payload= modroot= bootargs= verbose= dry= icount= locks=
+kernel= out= vcpus=2 mem= timeout= payload= modroot= bootargs= verbose= dry= icount= locks= plugin=
 while getopts k:o:c:m:t:p:M:a:ilvnh opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
