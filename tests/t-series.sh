@@ -109,6 +109,32 @@ else
 fi
 rm -rf "$scratch" "$scratch.ok"
 
+# A mutant written with plain diff -u (no "diff --git" line) is applied, not
+# skipped as "empty": the run would otherwise torture the unmodified lock and
+# call the mutant missed.  A patch with no hunk that does not say it is empty
+# is refused.  (Both failed before: such a patch was "skipped".)
+full=$("$LAB_ROOT/vm/tree.sh" 2>/dev/null)
+plain=$TEST_OUT/plain-tree
+rm -rf "$plain"
+mkdir -p "$plain/a/kernel/locking" "$plain/tree/kernel/locking"
+cp "$full/kernel/locking/six.c" "$plain/a/kernel/locking/six.c"
+cp "$full/kernel/locking/six.c" "$plain/tree/kernel/locking/six.c"
+mkdir -p "$plain/b/kernel/locking"
+sed 's/smp_mb();/barrier();/' "$full/kernel/locking/six.c" >"$plain/b/kernel/locking/six.c"
+(cd "$plain" && diff -u a/kernel/locking/six.c b/kernel/locking/six.c) >"$plain/mutant.patch"
+"$LAB_ROOT/vm/apply-series.sh" "$plain/tree" "$plain/mutant.patch" >"$TEST_OUT/plain-diff.log" 2>&1
+rc=$?
+if [ $rc = 0 ] && ! grep -q '^diff --git' "$plain/mutant.patch" &&
+	cmp -s "$plain/tree/kernel/locking/six.c" "$plain/b/kernel/locking/six.c"; then
+	pass "a mutant made with plain diff -u is applied, not skipped as empty"
+else
+	fail "a plain diff -u mutant was not applied (exit $rc); see $TEST_OUT/plain-diff.log"
+fi
+printf 'Subject: [PATCH] no hunks at all\n\nJust words.\n' >"$plain/words.patch"
+expect_exit 1 "negative control: a patch with no hunk that does not say it is empty is refused" \
+	"$LAB_ROOT/vm/apply-series.sh" "$plain/tree" "$plain/words.patch"
+rm -rf "$plain"
+
 # A truncated source tarball: a clear error that names the file, and no
 # tree is taken from it (the partial unpack stays a .tmp, redone next time).
 t=$TEST_OUT/truncated

@@ -2,7 +2,9 @@
 # Build one kernel flavour out of tree, with ccache.
 # usage: vm/build-kernel.sh [-e PATCH]... [-O NAME] FLAVOUR [TARGET...]
 #   FLAVOUR  a file vm/flavours/FLAVOUR.conf: EXCLUDE (patches left out),
-#            EXTRA (patches applied after the series), FRAGMENTS (configs)
+#            EXTRA (patches applied after the series), FRAGMENTS (configs),
+#            MAKEVARS (make variables for every make of the tree: per-file
+#            instrumentation such as GCOV_PROFILE_six.o=y)
 #   -e       one more patch after EXTRA (a path from the lab's root), e.g.
 #            a torture mutant
 #   -O       output name (default FLAVOUR): build/out/NAME
@@ -39,6 +41,7 @@ conf=$LAB_ROOT/vm/flavours/$flavour.conf
 EXCLUDE=
 EXTRA=
 FRAGMENTS=
+MAKEVARS=
 . "$conf"
 
 need_cmd gcc gcc
@@ -86,10 +89,10 @@ kmake() {
 			shift 3
 			exec make -C "$at/src" O="$at/out" "$@"' \
 			kmake "$tree" "$out" "$at" ARCH=x86_64 CC="$LAB_ROOT/vm/ccache-gcc" HOSTCC="ccache gcc" \
-			-j"$(nproc)" "$@"
+			-j"$(nproc)" $MAKEVARS "$@"
 	else
 		make -C "$tree" O="$out" ARCH=x86_64 CC="$LAB_ROOT/vm/ccache-gcc" HOSTCC="ccache gcc" \
-			-j"$(nproc)" "$@"
+			-j"$(nproc)" $MAKEVARS "$@"
 	fi
 }
 # The path make sees for a file of the output directory.
@@ -233,6 +236,7 @@ fi
 	echo "patches=$(wc -l <"$tree/.lab-patches")"
 	echo "patches_excluded=${EXCLUDE:-none}"
 	echo "fragments=$FRAGMENTS"
+	echo "makevars=$(echo $MAKEVARS)"
 	echo "kernelrelease=$(kmake -s kernelrelease 2>/dev/null)"
 	echo "config_sha256=$(sha256sum <"$out/.config" | cut -c1-64)"
 	echo "series_stamp=$(cat "$tree/.lab-stamp")"
