@@ -9,7 +9,7 @@ RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
 given = $(filter command line environment,$(origin $(1)))
 opt = $(if $(call given,$(1)),$(2) "$($(1))")
 
-.PHONY: help all setup kernel check-series kunit boot torture torture-recheck torture-again torture-mutants bench bench-recheck report test clean
+.PHONY: help all setup kernel check-series kunit boot torture torture-recheck torture-again torture-mutants torture-coverage bench bench-recheck report test clean
 
 help:
 	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
@@ -42,6 +42,8 @@ help:
 	@echo '  make torture-again    boot one stored scenario again and judge it RUN=<run> SCENARIO=<name>'
 	@echo '  make torture-mutants  the mutant gate: does the torture catch broken six locks?'
 	@echo '                        [MUTANTS="name ..."] [FAST=1] [DURATION=12]'
+	@echo '  make torture-coverage six.c line, branch and function coverage under the six'
+	@echo '                        scenarios, on a gcov kernel (torture-cov) [SCENARIOS= DURATION=10]'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'
 	@echo
 	@echo 'Flow: patches/ -> vm/ (build, boot) -> torture/ | bench/ -> results/ -> report/; lib/ is shared.'
@@ -106,6 +108,10 @@ report:
 
 torture-mutants: setup
 	torture/mutants.sh -r $(RUN) $(call opt,MUTANTS,-m) $(call opt,DURATION,-d) $(call opt,CPUS,-j) $(call opt,HOSTS,-H) $(if $(FAST),-F); \
+		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
+
+torture-coverage: setup
+	torture/coverage.sh -r $(RUN) $(call opt,SCENARIOS,-s) $(call opt,DURATION,-d); \
 		rc=$$?; case $$rc in 2|130) ;; *) $(REPORT_ALL) ;; esac; exit $$rc
 
 torture-again:

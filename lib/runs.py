@@ -14,7 +14,7 @@ ALL_PHASES = PHASES + ("shared-create", "shared-lookup", "shared-unlink", "walk"
 WORKLOAD_PHASES = {"create": PHASES, "shared": ("shared-create", "shared-lookup", "shared-unlink"),
                    "walk": ("walk",), "fsmark": ("fsmark",)}
 SIDES = ("writes", "reads", "intent")
-KINDS = ("bench", "torture", "mutants")  # results/<kind>/<run>/
+KINDS = ("bench", "torture", "mutants", "coverage")  # results/<kind>/<run>/
 # The functions of 6.1's fs/inode.c that take inode_hash_lock.  They are
 # exported (or called across fs/inode.c), never inlined into a filesystem,
 # so spinning on the hash lock shows one of them among the slow path's
@@ -315,6 +315,23 @@ def all_runs(results):
     return names
 
 
+class CoverageRun:
+    """A make torture-coverage run: six.c's coverage summed over the boots
+    of its torture run (coverage.txt), what no boot ran (uncovered.txt),
+    and the torture run itself, whose scenarios give the environment."""
+    kind = "coverage"
+
+    def __init__(self, path):
+        self.path, self.name = path, os.path.basename(path)
+        self.coverage = read_kv(os.path.join(path, "coverage.txt"))
+        if not self.coverage:
+            raise ValueError("no coverage.txt")
+        self.uncovered = read_lines(os.path.join(path, "uncovered.txt"))
+        self.torture = TortureRun(os.path.join(path, "torture"))
+        self.env = self.torture.env
+        self.scenarios = self.torture.scenarios
+
+
 class MutantRun:
     """A run of the mutant gate: per mutant its header (from the patch the
     run kept), its outcome, and the run's score."""
@@ -372,6 +389,8 @@ def load_run(path):
             return BenchRun(path)
         if kind == "mutants":
             return MutantRun(path)
+        if kind == "coverage":
+            return CoverageRun(path)
         return TortureRun(path)
     except (OSError, KeyError, ValueError) as e:
         raise RunError("run %s is unreadable: %s" % (path, e))

@@ -66,6 +66,26 @@ def mutants_line(mutant_runs):
                                   sc.get("gate")))
 
 
+# The coverage goals of the torture (issue 27): functions, lines, branches.
+COVERAGE_GOALS = (("functions", 100.0), ("lines", 95.0), ("branches", 90.0))
+
+
+def coverage_line(coverage_runs):
+    run = newest(coverage_runs)
+    if run is None:
+        return "- six.c coverage: no coverage run in `results/coverage/` (make torture-coverage)."
+    c = run.coverage
+    parts, short = [], []
+    for what, goal in COVERAGE_GOALS:
+        pct = float(c.get(what + "_pct", "nan"))
+        parts.append("%s %s of %s (%.1f%%)" % (what, c.get(what + "_hit"), c.get(what + "_total"), pct))
+        if not pct >= goal:
+            short.append("%s below %g%%" % (what, goal))
+    return ("- six.c coverage under the torture: the newest run, `%s` (%s boots), ran %s; goals %s." % (
+        run.name, c.get("boots", "?"), ", ".join(parts),
+        "met" if not short else "not met: " + ", ".join(short)))
+
+
 def hashbl_changes(bench_verdicts):
     """(resolved rows, unresolved count, runs judged, runs left out and why)
     of bench-hashbl against bench-global, from calibrated runs only."""
@@ -95,9 +115,10 @@ def hashbl_changes(bench_verdicts):
     return rows, unresolved, used, left
 
 
-def answers_lines(bench_verdicts, torture_runs, mutant_runs):
+def answers_lines(bench_verdicts, torture_runs, mutant_runs, coverage_runs=()):
     rows, unresolved, used, left = hashbl_changes(bench_verdicts)
-    out = ["## Answers", "", torture_line(torture_runs), mutants_line(mutant_runs)]
+    out = ["## Answers", "", torture_line(torture_runs), mutants_line(mutant_runs),
+           coverage_line(coverage_runs)]
     if used:
         big = sorted(rows, key=lambda r: -r[0])
         out.append("- hash-bl (`%s`) against the global lock (`%s`): %d changes resolved at the 5%% level in %d "

@@ -133,3 +133,32 @@ def mutants_section(run):
                                                 (" " + m["text"] if m["text"] else ""))
                 for m in missed]
     return out + [""]
+
+
+def coverage_section(runs):
+    """six.c's coverage under the torture, run by run (oldest first, so a
+    change of the torture shows as before and after), then every line,
+    branch and function the newest run left unrun, with the reason where
+    one is known (torture/coverage-unreachable)."""
+    if not runs:
+        return []
+    runs = sorted(runs, key=lambda r: r.env.get("date", ""))
+    out = ["## six.c coverage under the torture", "",
+           "`make torture-coverage` boots the six scenarios that expect success on a kernel with gcov "
+           "counters in `kernel/locking/six.c` only (flavour `torture-cov`), sums the counters of every "
+           "boot (gcov `--json-format`), and lists what no boot ran.  Goals: every function, 95% of lines, "
+           "90% of branches.", ""]
+    rows = []
+    for r in runs:
+        c = r.coverage
+        rows.append(["`%s`" % r.name, r.env.get("date", "?"), c.get("boots", "?"),
+                     "%s of %s (%s%%)" % (c.get("functions_hit"), c.get("functions_total"), c.get("functions_pct")),
+                     "%s of %s (%s%%)" % (c.get("lines_hit"), c.get("lines_total"), c.get("lines_pct")),
+                     "%s of %s (%s%%)" % (c.get("branches_hit"), c.get("branches_total"), c.get("branches_pct")),
+                     c.get("explained", "0")])
+    out += table(["run", "started", "boots", "functions", "lines", "branches", "unrun, with a reason"], rows)
+    last = runs[-1]
+    out += ["", "Unrun in `%s` (%d items; `results/coverage/%s/uncovered.txt`):" % (
+        last.name, len(last.uncovered), last.name), ""]
+    out += ["- %s" % line.replace("`", "'") for line in last.uncovered] or ["- nothing"]
+    return out + [""]

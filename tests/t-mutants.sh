@@ -2,9 +2,9 @@
 # Test group "mutants": the torture catches broken six locks.  The fast
 # subset of the mutant gate (torture/mutants/FAST, one mutant per detector:
 # a failed six check, the relock data check, six_lock_counts(), a lost
-# wakeup, lockdep validation, a crash) must be caught, each by the detector
-# its header names; the scoring on made-up outcomes must fail a gate that
-# missed a mutant or whose control failed.
+# wakeup, one only a quiet phase shows, lockdep validation, a crash) must be
+# caught, each by the detector its header names; the scoring on made-up
+# outcomes must fail a gate that missed a mutant or whose control failed.
 . "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
 . "$LAB_ROOT/torture/functions.sh"

@@ -318,13 +318,54 @@ cp -r "$LAB_ROOT/results" "$o/recheck/"
 for r in "$o"/recheck/results/torture/*/; do
 	"$LAB_ROOT/torture/recheck.sh" "$r" >>"$o/recheck/log" 2>&1 || echo "torture recheck failed: $r" >>"$o/recheck/log"
 done
+for r in "$o"/recheck/results/coverage/*/; do
+	[ -d "$r" ] || continue
+	"$PY" "$LAB_ROOT/torture/coverage.py" "$r" >>"$o/recheck/log" 2>&1 || echo "coverage recheck failed: $r" >>"$o/recheck/log"
+done
 for r in "$o"/recheck/results/bench/*/; do
 	"$LAB_ROOT/bench/recheck.sh" "$r" >>"$o/recheck/log" 2>&1 || echo "bench recheck failed: $r" >>"$o/recheck/log"
 done
 diff -rq -x initramfs.cpio.gz "$LAB_ROOT/results" "$o/recheck/results" >"$o/recheck/diff" 2>&1 &&
 	! grep -q 'recheck failed' "$o/recheck/log" &&
-	pass "every committed torture and bench run is what make torture-recheck and make bench-recheck make of it" ||
+	pass "every committed torture, bench and coverage run is what its recheck makes of it" ||
 	fail "rechecking the committed runs changes them: $(head -n 3 "$o/recheck/diff" | tr '\n' ';') (see $o/recheck/)"
+
+# Coverage: torture/coverage.py sums the boots' gcov counters.  Without the
+# conversion scenarios' boots, what only they run (six_lock_tryupgrade())
+# must show as unrun; and the answers' coverage line says whether the goals
+# are met from the numbers, not from fixed text.
+cov=$(ls -d "$LAB_ROOT"/results/coverage/*/ 2>/dev/null | head -n 1)
+if [ -z "$cov" ]; then
+	fail "coverage: no committed run in results/coverage/"
+else
+	rm -rf "$o/cov"
+	cp -r "$cov" "$o/cov"
+	rm -rf "$o"/cov/torture/SIX-CONVERT*
+	if "$PY" "$LAB_ROOT/torture/coverage.py" "$o/cov" >"$o/cov.log" 2>&1 &&
+		grep -q '^function six_lock_tryupgrade .*never called' "$o/cov/uncovered.txt" &&
+		! grep -q '^function six_lock_tryupgrade' "${cov}uncovered.txt"; then
+		pass "negative control: coverage without the conversion scenarios' boots shows six_lock_tryupgrade() unrun"
+	else
+		fail "coverage: dropping the conversion boots did not show six_lock_tryupgrade() unrun; see $o/cov.log"
+	fi
+fi
+PYTHONPATH="$LAB_ROOT/lib:$LAB_ROOT/report" "$PY" - >"$o/cov-answers.txt" 2>&1 <<'PYEOF'
+import answers
+class Run:
+    def __init__(self, name, f, l, b):
+        self.name, self.env = name, {"date": name}
+        self.coverage = {"boots": "3", "functions_hit": "1", "functions_total": "1", "functions_pct": f,
+                         "lines_hit": "1", "lines_total": "1", "lines_pct": l,
+                         "branches_hit": "1", "branches_total": "1", "branches_pct": b}
+print(answers.coverage_line([Run("a", "100.0", "95.0", "90.0")]))
+print(answers.coverage_line([Run("a", "100.0", "95.0", "90.0"), Run("b", "96.6", "97.0", "89.9")]))
+PYEOF
+if [ "$(grep -c 'goals met\.$' "$o/cov-answers.txt")" = 1 ] &&
+	grep -q 'goals not met: functions below 100%, branches below 90%\.$' "$o/cov-answers.txt"; then
+	pass "answers: the coverage line names the goals met and missed, from the newest run's numbers"
+else
+	fail "answers: the coverage line does not follow the numbers; see $o/cov-answers.txt"
+fi
 
 # README's command list is make help's output, so that no command it shows
 # goes stale; a README whose list lost a line must fail the check.

@@ -116,6 +116,28 @@ rm -rf "$scratch" "$scratch.ok"
 full=$("$LAB_ROOT/vm/tree.sh" 2>/dev/null)
 plain=$TEST_OUT/plain-tree
 rm -rf "$plain"
+
+# Patch 0036's six scenarios in upstream's form, for kvm.sh --torture lock.
+# kvm.sh forces -enable-kvm, which this host lacks: they are checked, not
+# booted.  A misspelled parameter or option must fail the check.
+lockcfg=$full/tools/testing/selftests/rcutorture/configs/lock
+if grep -qx LOCK12 "$lockcfg/CFLIST" && [ -r "$lockcfg/SIXBUSTED.boot" ]; then
+	check "configs/lock: LOCK08-LOCK12 and SIXBUSTED name real Kconfig options, locktorture parameters and torture types" \
+		"$LAB_ROOT/torture/check-lock-configs.sh" "$full"
+else
+	fail "configs/lock: patch 0036 adds no six scenarios (LOCK08-LOCK12, SIXBUSTED) for kvm.sh"
+fi
+rm -rf "$TEST_OUT/lockcfg"
+cp -r "$lockcfg" "$TEST_OUT/lockcfg"
+sed -i 's/quiet_secs/quiet_sec/' "$TEST_OUT/lockcfg/LOCK08.boot"
+echo CONFIG_SIXLOCK=y >>"$TEST_OUT/lockcfg/LOCK09"
+"$LAB_ROOT/torture/check-lock-configs.sh" "$full" "$TEST_OUT/lockcfg" >"$TEST_OUT/lockcfg.log" 2>&1
+if [ $? = 1 ] && grep -q 'LOCK08.boot: locktorture.quiet_sec is no parameter' "$TEST_OUT/lockcfg.log" &&
+	grep -q 'LOCK09: CONFIG_SIXLOCK is no Kconfig option' "$TEST_OUT/lockcfg.log"; then
+	pass "negative control: a misspelled locktorture parameter and Kconfig option in configs/lock are named"
+else
+	fail "negative control: misspelled configs/lock entries not named; see $TEST_OUT/lockcfg.log"
+fi
 mkdir -p "$plain/a/kernel/locking" "$plain/tree/kernel/locking"
 cp "$full/kernel/locking/six.c" "$plain/a/kernel/locking/six.c"
 cp "$full/kernel/locking/six.c" "$plain/tree/kernel/locking/six.c"

@@ -90,6 +90,11 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 			total[side] = t
 		}
 		/^Six: / { six = $0 }
+		/^Quiet: / {
+			match($0, /phases: *[0-9]+/); qp = substr($0, RSTART + 7, RLENGTH - 7)
+			match($0, /longest drain: *[0-9]+/); qd = substr($0, RSTART + 14, RLENGTH - 14)
+			gsub(/ /, "", qp); gsub(/ /, "", qd)
+		}
 		END {
 			n = split("Writes Reads Intent", sides, " ")
 			for (i = 1; i <= n; i++) {
@@ -97,6 +102,9 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 				t = (sides[i] in total) ? total[sides[i]] : 0
 				printf "%s_total=%d\n%s_per_s=%.0f\n", s, t, s, (dur > 0 ? t / dur : 0)
 			}
+			# Quiet phases: how many, and the longest a correct drain took
+			# (the bound quiet_wait_ms has that much margin).
+			if (qp != "") printf "quiet_phases=%d\nquiet_drain_max_ms=%d\n", qp, qd
 			if (six != "") {
 				gsub(/  +/, "  ", six)
 				printf "six=%s\n", six

@@ -1,1 +1,1 @@
-locktorture.torture_type=six_relock locktorture.stall_secs=5 lab.hung_task_secs=4
+locktorture.torture_type=six_relock locktorture.stall_secs=5 locktorture.quiet_secs=1 locktorture.quiet_wait_ms=1000 lab.hung_task_secs=4
