@@ -43,7 +43,7 @@ help:
 	@echo '  make torture-mutants  the mutant gate: does the torture catch broken six locks?'
 	@echo '                        [MUTANTS="name ..."] [FAST=1] [DURATION=12]'
 	@echo '  make torture-coverage six.c line, branch and function coverage under the six'
-	@echo '                        scenarios, on a gcov kernel (torture-cov) [SCENARIOS= DURATION=10]'
+	@echo '                        scenarios (gcov counters of the torture kernel) [SCENARIOS= DURATION=10]'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'
 	@echo
 	@echo 'Flow: patches/ -> vm/ (build, boot) -> torture/ | bench/ -> results/ -> report/; lib/ is shared.'

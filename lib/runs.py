@@ -14,7 +14,7 @@ ALL_PHASES = PHASES + ("shared-create", "shared-lookup", "shared-unlink", "walk"
 WORKLOAD_PHASES = {"create": PHASES, "shared": ("shared-create", "shared-lookup", "shared-unlink"),
                    "walk": ("walk",), "fsmark": ("fsmark",)}
 SIDES = ("writes", "reads", "intent")
-KINDS = ("bench", "torture", "mutants", "coverage")  # results/<kind>/<run>/
+KINDS = ("bench", "torture", "mutants", "coverage", "kcsan")  # results/<kind>/<run>/
 # The functions of 6.1's fs/inode.c that take inode_hash_lock.  They are
 # exported (or called across fs/inode.c), never inlined into a filesystem,
 # so spinning on the hash lock shows one of them among the slow path's
@@ -315,6 +315,26 @@ def all_runs(results):
     return names
 
 
+class KcsanRun(TortureRun):
+    """A torture run on the KCSAN kernel (flavour torture-kcsan), kept
+    apart from the torture runs: its verdicts answer whether KCSAN sees a
+    data race, not whether the lock held.  races() gives, per distinct
+    report title ("data-race in A / B"), the scenarios that printed it."""
+    kind = "kcsan"
+
+    def races(self):
+        out = {}
+        for s in self.scenarios:
+            name = s.get("scenario", "?")
+            for line in read_lines(os.path.join(self.path, name, "console.log")):
+                m = re.search(r"BUG: KCSAN: (.*\S)", line)
+                if m:
+                    out.setdefault(m.group(1), [])
+                    if name not in out[m.group(1)]:
+                        out[m.group(1)].append(name)
+        return out
+
+
 class CoverageRun:
     """A make torture-coverage run: six.c's coverage summed over the boots
     of its torture run (coverage.txt), what no boot ran (uncovered.txt),
@@ -391,6 +411,8 @@ def load_run(path):
             return MutantRun(path)
         if kind == "coverage":
             return CoverageRun(path)
+        if kind == "kcsan":
+            return KcsanRun(path)
         return TortureRun(path)
     except (OSError, KeyError, ValueError) as e:
         raise RunError("run %s is unreadable: %s" % (path, e))

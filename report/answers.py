@@ -71,6 +71,9 @@ COVERAGE_GOALS = (("functions", 100.0), ("lines", 95.0), ("branches", 90.0))
 
 
 def coverage_line(coverage_runs):
+    """The newest coverage run's functions, lines and branches, and its goals,
+    judged on what can run: an unrun part whose reason is given
+    (torture/coverage-unreachable) is left out of the goal, never hidden."""
     run = newest(coverage_runs)
     if run is None:
         return "- six.c coverage: no coverage run in `results/coverage/` (make torture-coverage)."
@@ -78,12 +81,50 @@ def coverage_line(coverage_runs):
     parts, short = [], []
     for what, goal in COVERAGE_GOALS:
         pct = float(c.get(what + "_pct", "nan"))
-        parts.append("%s %s of %s (%.1f%%)" % (what, c.get(what + "_hit"), c.get(what + "_total"), pct))
-        if not pct >= goal:
+        reach = float(c.get(what + "_reachable_pct", pct))
+        gone = c.get(what + "_unreachable", "0")
+        parts.append("%s %s of %s (%.1f%%%s)" % (
+            what, c.get(what + "_hit"), c.get(what + "_total"), pct,
+            "; %.1f%% of what can run, %s unreachable" % (reach, gone) if gone not in ("0", "") else ""))
+        if not reach >= goal:
             short.append("%s below %g%%" % (what, goal))
     return ("- six.c coverage under the torture: the newest run, `%s` (%s boots), ran %s; goals %s." % (
         run.name, c.get("boots", "?"), ", ".join(parts),
         "met" if not short else "not met: " + ", ".join(short)))
+
+
+def kcsan_line(kcsan_runs):
+    run = newest(kcsan_runs)
+    if run is None:
+        return "- KCSAN: no run in `results/kcsan/` (torture/run.sh -f torture-kcsan -o results/kcsan)."
+    races = run.races()
+    return ("- KCSAN (strict, weak memory; six.c and locktorture.c instrumented): the newest run, `%s`, %d "
+            "scenarios, %s." % (run.name, len(run.scenarios),
+                                "no report" if not races else "%d distinct reports: %s" % (
+                                    len(races), "; ".join("`%s` (%s)" % (t, ", ".join(sc))
+                                                          for t, sc in sorted(races.items())))))
+
+
+def quiet_line(torture_runs):
+    """Bounded waiting: the longest drain of a quiet phase in every boot of
+    the torture runs of today's series, against its bound, by vCPUs."""
+    now = series_now()
+    drains, bounds = {}, set()
+    for run in torture_runs:
+        if series_of(run) != now:
+            continue
+        for s in run.scenarios:
+            if s.get("quiet_drain_max_ms", "").isdigit() and s.get("judgement", "").startswith("PASS"):
+                drains.setdefault(s.get("vcpus", "?"), []).append(int(s["quiet_drain_max_ms"]))
+                bounds.add(s.get("quiet_wait_ms", "?"))
+    if not drains:
+        return "- Bounded waiting: no passing boot of today's series ran quiet phases."
+    return ("- Bounded waiting, today's series: in %d passing boots with quiet phases, the longest drain "
+            "was %s, against a bound of %s ms." % (
+                sum(map(len, drains.values())),
+                ", ".join("%d ms at %s vCPUs (%d boots)" % (max(v), c, len(v))
+                          for c, v in sorted(drains.items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else 0)),
+                " or ".join(sorted(bounds))))
 
 
 def hashbl_changes(bench_verdicts):
@@ -115,10 +156,10 @@ def hashbl_changes(bench_verdicts):
     return rows, unresolved, used, left
 
 
-def answers_lines(bench_verdicts, torture_runs, mutant_runs, coverage_runs=()):
+def answers_lines(bench_verdicts, torture_runs, mutant_runs, coverage_runs=(), kcsan_runs=()):
     rows, unresolved, used, left = hashbl_changes(bench_verdicts)
     out = ["## Answers", "", torture_line(torture_runs), mutants_line(mutant_runs),
-           coverage_line(coverage_runs)]
+           quiet_line(torture_runs), coverage_line(coverage_runs), kcsan_line(kcsan_runs)]
     if used:
         big = sorted(rows, key=lambda r: -r[0])
         out.append("- hash-bl (`%s`) against the global lock (`%s`): %d changes resolved at the 5%% level in %d "

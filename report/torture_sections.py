@@ -145,20 +145,45 @@ def coverage_section(runs):
     runs = sorted(runs, key=lambda r: r.env.get("date", ""))
     out = ["## six.c coverage under the torture", "",
            "`make torture-coverage` boots the six scenarios that expect success on a kernel with gcov "
-           "counters in `kernel/locking/six.c` only (flavour `torture-cov`), sums the counters of every "
+           "counters in `kernel/locking/six.c` only (the torture kernel), sums the counters of every "
            "boot (gcov `--json-format`), and lists what no boot ran.  Goals: every function, 95% of lines, "
            "90% of branches.", ""]
     rows = []
     for r in runs:
         c = r.coverage
+
+        def cell(what):
+            v = "%s of %s (%s%%)" % (c.get(what + "_hit"), c.get(what + "_total"), c.get(what + "_pct"))
+            if c.get(what + "_unreachable", "0") != "0":
+                v += "; %s%% of what can run" % c.get(what + "_reachable_pct")
+            return v
         rows.append(["`%s`" % r.name, r.env.get("date", "?"), c.get("boots", "?"),
-                     "%s of %s (%s%%)" % (c.get("functions_hit"), c.get("functions_total"), c.get("functions_pct")),
-                     "%s of %s (%s%%)" % (c.get("lines_hit"), c.get("lines_total"), c.get("lines_pct")),
-                     "%s of %s (%s%%)" % (c.get("branches_hit"), c.get("branches_total"), c.get("branches_pct")),
-                     c.get("explained", "0")])
-    out += table(["run", "started", "boots", "functions", "lines", "branches", "unrun, with a reason"], rows)
+                     cell("functions"), cell("lines"), cell("branches"), c.get("explained", "0")])
+    out += ["What cannot run under torture is listed with its reason in `torture/coverage-unreachable` "
+            "and left out of \"what can run\"; it is still counted in the raw figure.", ""]
+    out += table(["run", "started", "boots", "functions", "lines", "branches", "unrun items with a reason"], rows)
     last = runs[-1]
     out += ["", "Unrun in `%s` (%d items; `results/coverage/%s/uncovered.txt`):" % (
         last.name, len(last.uncovered), last.name), ""]
     out += ["- %s" % line.replace("`", "'") for line in last.uncovered] or ["- nothing"]
     return out + [""]
+
+
+def kcsan_section(runs):
+    """Each KCSAN run: per scenario its judgement and KCSAN's reports, then
+    every distinct report with the scenarios that printed it."""
+    out = []
+    for r in sorted(runs, key=lambda r: r.env.get("date", "")):
+        out += ["## KCSAN: `%s`" % r.name, "",
+                "The six scenarios on the `torture-kcsan` kernel: KCSAN strict, modelling weak memory, in "
+                "`six.c` and `locktorture.c` only.  A report is a data race in the series' code or in its "
+                "torture; the console of each scenario is in `results/kcsan/%s/SCENARIO/console.log`." % r.name,
+                "", env_line(r), ""]
+        out += table(["scenario", "vCPUs", "judgement", "KCSAN reports"],
+                     [[s.get("scenario", "?"), s.get("vcpus", "?"), s.get("judgement", "?"),
+                       s.get("badness_kcsan", "?")] for s in r.scenarios])
+        races = r.races()
+        out += ["", "Distinct reports: %d." % len(races), ""]
+        out += ["- `%s`: %s" % (t, ", ".join(sc)) for t, sc in sorted(races.items())]
+        out.append("")
+    return out

@@ -359,6 +359,24 @@ class Run:
                          "branches_hit": "1", "branches_total": "1", "branches_pct": b}
 print(answers.coverage_line([Run("a", "100.0", "95.0", "90.0")]))
 print(answers.coverage_line([Run("a", "100.0", "95.0", "90.0"), Run("b", "96.6", "97.0", "89.9")]))
+class Torture:
+    def __init__(self, drains):
+        self.path, self.env = "/nonexistent", {}
+        self.scenarios = [{"vcpus": c, "quiet_drain_max_ms": str(d), "quiet_wait_ms": "1000",
+                           "judgement": "PASS"} for c, d in drains]
+answers.series_of = lambda run: "same"
+answers.series_now = lambda: "same"
+print(answers.quiet_line([Torture([("2", 12), ("8", 40), ("2", 30)])]))
+print(answers.quiet_line([]))
+class Kcsan:
+    name, scenarios = "k", [{}]
+    env = {"date": "k"}
+    def __init__(self, races):
+        self._r = races
+    def races(self):
+        return self._r
+print(answers.kcsan_line([Kcsan({})]))
+print(answers.kcsan_line([Kcsan({"data-race in a / b": ["SIX-4"]})]))
 PYEOF
 if [ "$(grep -c 'goals met\.$' "$o/cov-answers.txt")" = 1 ] &&
 	grep -q 'goals not met: functions below 100%, branches below 90%\.$' "$o/cov-answers.txt"; then
@@ -366,6 +384,14 @@ if [ "$(grep -c 'goals met\.$' "$o/cov-answers.txt")" = 1 ] &&
 else
 	fail "answers: the coverage line does not follow the numbers; see $o/cov-answers.txt"
 fi
+grep -q 'longest drain was 30 ms at 2 vCPUs (2 boots), 40 ms at 8 vCPUs (1 boots), against a bound of 1000 ms' "$o/cov-answers.txt" &&
+	grep -q 'no passing boot of today.s series ran quiet phases' "$o/cov-answers.txt" &&
+	pass "answers: bounded waiting reports the longest drain per vCPU count, or that none ran" ||
+	fail "answers: the bounded-waiting line does not follow the boots; see $o/cov-answers.txt"
+grep -q 'scenarios, no report\.$' "$o/cov-answers.txt" &&
+	grep -q '1 distinct reports: .data-race in a / b. (SIX-4)' "$o/cov-answers.txt" &&
+	pass "answers: the KCSAN line names each distinct report, or none" ||
+	fail "answers: the KCSAN line does not follow the reports; see $o/cov-answers.txt"
 
 # README's command list is make help's output, so that no command it shows
 # goes stale; a README whose list lost a line must fail the check.

@@ -156,6 +156,19 @@ else
 	expect_exit 2 "torture/again.sh refuses a scenario the run does not have" "$T/again.sh" "$o/short" NO-SUCH
 fi
 
+# make torture-coverage: the torture kernel's gcov counters in six.c, from
+# one short boot, summed and listed (torture/coverage.sh, as make calls it).
+"$T/coverage.sh" -s SIX-CONVERT-2 -d 3 -o "$o" -r cov >"$o/cov.log" 2>&1
+c=$o/cov/coverage.txt
+if [ -r "$c" ] && [ "$(sed -n 's/^boots=//p' "$c")" = 1 ] &&
+	[ "$(sed -n 's/^functions_hit=//p' "$c")" -gt 10 ] && [ -s "$o/cov/uncovered.txt" ] &&
+	! grep -q 'six_lock_tryupgrade' "$o/cov/uncovered.txt"; then
+	pass "make torture-coverage: six.c's counters from a SIX-CONVERT-2 boot, $(sed -n 's/^lines_pct=//p' "$c")% of lines, conversions run"
+else
+	fail "make torture-coverage gave no coverage of six.c; see $o/cov.log"
+fi
+expect_exit 2 "make torture-coverage refuses DURATION=abc" "$T/coverage.sh" -d abc -o "$o" -r cov-bad
+
 # Ctrl-C in a terminal sends SIGINT to the whole foreground process group:
 # make torture's (make, its recipe's shell and torture/run.sh).  Sent in the
 # middle of a scenario, it must leave no guest and no runner behind (checked

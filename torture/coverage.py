@@ -91,20 +91,22 @@ class Counts:
 
 
 def unrun(total, source):
-    """Every function, line and branch that no boot ran, in source order."""
+    """Every function, line and branch that no boot ran, in source order, as
+    (kind, how many, text): a branch item stands for its line's unrun arms."""
     def src(n):
         return source[n - 1].strip() if 0 < n <= len(source) else '?'
-    items = [f'function {name} (line {start}): never called'
+    items = [('functions', 1, f'function {name} (line {start}): never called')
              for name, (start, c) in self_sorted(total.functions) if not c]
-    items += [f'line {n}: never run: {src(n)}' for n in sorted(total.lines) if not total.lines[n]]
+    items += [('lines', 1, f'line {n}: never run: {src(n)}') for n in sorted(total.lines) if not total.lines[n]]
     by_line = {}
     for (fn, n, i), c in total.branches.items():
         by_line.setdefault((n, fn), []).append((i, c))
     for (n, fn), bs in sorted(by_line.items()):
         missed = [i for i, c in sorted(bs) if not c]
         if missed and total.lines.get(n):
-            items.append(f'line {n}: branch {",".join(map(str, missed))} of {len(bs)} never taken'
-                         f' (in {fn}): {src(n)}')
+            items.append(('branches', len(missed),
+                          f'line {n}: branch {",".join(map(str, missed))} of {len(bs)} never taken'
+                          f' (in {fn}): {src(n)}'))
     return items
 
 
@@ -134,12 +136,19 @@ def main():
         total.add(f)
         per.append((gcda.split(os.sep)[-3], one.summary()))
     known = reasons()
-    lines, explained = [], 0
-    for item in unrun(total, source):
+    lines, explained = [], {'functions': 0, 'lines': 0, 'branches': 0}
+    for kind, n, item in unrun(total, source):
         why = next((w for p, w in known if p in item), None)
-        explained += why is not None
+        if why:
+            explained[kind] += n
         lines.append(item + (f' [not reachable under torture: {why}]' if why else ''))
-    summary = dict(boots=len(boots), **total.summary(), unrun_items=len(lines), explained=explained)
+    summary = dict(boots=len(boots), **total.summary(), unrun_items=len(lines),
+                   explained=sum(1 for x in lines if '[not reachable' in x))
+    # Coverage of what can run: the unrun items with a reason left out.
+    for kind in explained:
+        hit, tot = summary[kind + '_hit'], summary[kind + '_total'] - explained[kind]
+        summary[kind + '_unreachable'] = explained[kind]
+        summary[kind + '_reachable_pct'] = f'{100.0 * hit / tot:.1f}' if tot else 'nan'
     write_atomic(os.path.join(run, 'uncovered.txt'), ''.join(x + '\n' for x in lines))
     write_atomic(os.path.join(run, 'per-scenario.txt'),
                  'scenario lines_pct branches_pct functions_pct\n' +

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Coverage of six.c under the torture (make torture-coverage): the default
-# six scenarios on a kernel with gcov counters in six.c (flavour
-# torture-cov), the counters of every boot summed, and the lines, branches
+# six scenarios on the torture kernel, which has gcov counters in six.c
+# only, the counters of every boot summed, and the lines, branches
 # and functions that no scenario ran.
 # usage: torture/coverage.sh [-s "SCENARIO..."] [-d DURATION_S] [-r RUN] [-o DIR]
 #   -s  scenarios (default: the six_* scenarios of CFLIST that expect
@@ -39,14 +39,14 @@ need_cmd gcov gcc
 run_create "$dir" "$run"
 rundir=$run_dir
 record_provenance "$rundir"
-progress coverage "$(echo $scenarios | wc -w) scenarios, ${duration}s each, on the gcov kernel (torture-cov)"
-run_child "$LAB_ROOT/torture/run.sh" -f torture-cov -s "$scenarios" -d "$duration" -o "$rundir" -r torture
+progress coverage "$(echo $scenarios | wc -w) scenarios, ${duration}s each, on the torture kernel (gcov counters in six.c)"
+run_child "$LAB_ROOT/torture/run.sh" -f torture -s "$scenarios" -d "$duration" -o "$rundir" -r torture
 rc=$?
 [ "$rc" = 130 ] && run_interrupt
 [ -d "$rundir/torture" ] || die "the torture run did not complete (exit $rc); see $rundir"
-kout=$LAB_BUILD/out/torture-cov
+kout=$LAB_BUILD/out/torture
 tree=$(sed -n 's/^tree=//p' "$kout/lab-build.env")
-cp "$kout/kernel/locking/six.gcno" "$rundir/six.gcno" || die "no six.gcno in $kout: was torture-cov built with gcov?"
+cp "$kout/kernel/locking/six.gcno" "$rundir/six.gcno" || die "no six.gcno in $kout: was it built with gcov (vm/flavours/torture.conf)?"
 cp "$tree/kernel/locking/six.c" "$rundir/six.c"
 echo "$rc" >"$rundir/torture-exit"
 /usr/bin/python3 "$LAB_ROOT/torture/coverage.py" "$rundir" || die "could not compute coverage of $rundir"

@@ -93,7 +93,8 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 		/^Quiet: / {
 			match($0, /phases: *[0-9]+/); qp = substr($0, RSTART + 7, RLENGTH - 7)
 			match($0, /longest drain: *[0-9]+/); qd = substr($0, RSTART + 14, RLENGTH - 14)
-			gsub(/ /, "", qp); gsub(/ /, "", qd)
+			match($0, /ms of *[0-9]+/); qb = substr($0, RSTART + 5, RLENGTH - 5)
+			gsub(/ /, "", qp); gsub(/ /, "", qd); gsub(/ /, "", qb)
 		}
 		END {
 			n = split("Writes Reads Intent", sides, " ")
@@ -104,7 +105,7 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 			}
 			# Quiet phases: how many, and the longest a correct drain took
 			# (the bound quiet_wait_ms has that much margin).
-			if (qp != "") printf "quiet_phases=%d\nquiet_drain_max_ms=%d\n", qp, qd
+			if (qp != "") printf "quiet_phases=%d\nquiet_drain_max_ms=%d\nquiet_wait_ms=%d\n", qp, qd, qb
 			if (six != "") {
 				gsub(/  +/, "  ", six)
 				printf "six=%s\n", six
