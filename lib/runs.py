@@ -318,20 +318,48 @@ def all_runs(results):
 class KcsanRun(TortureRun):
     """A torture run on the KCSAN kernel (flavour torture-kcsan), kept
     apart from the torture runs: its verdicts answer whether KCSAN sees a
-    data race, not whether the lock held.  races() gives, per distinct
-    report title ("data-race in A / B"), the scenarios that printed it."""
+    data race, not whether the lock held.  races() groups KCSAN's reports
+    by their two accesses: kind, size and the function of each (the first
+    frame of its stack), e.g. "write 8 B in six_unlock_intent / read 8 B
+    in six_optimistic_spin", with how many reports and which scenarios."""
     kind = "kcsan"
+    ACCESS = re.compile(r"((?:read|write|read-write)(?: \(marked\))?(?: \(reordered\))?) to "
+                        r"0x[0-9a-f]+ of (\d+) bytes")
+    FRAME = re.compile(r"\]\s+([A-Za-z0-9_.]+)\+0x")
+    # Only six.c and locktorture.c are instrumented, so each access is in
+    # one of their functions; frames above it on a stalled watcher's stack
+    # are often stale (mark_lock, desc_read), so the first of theirs names it.
+    OURS = re.compile(r"six|torture")
+
+    def _frame(self, lines, j):
+        for k in range(j + 1, min(j + 25, len(lines))):
+            f = self.FRAME.search(lines[k])
+            if not f:
+                break
+            if self.OURS.search(f.group(1)):
+                return f.group(1)
+        return "?"
 
     def races(self):
         out = {}
         for s in self.scenarios:
             name = s.get("scenario", "?")
-            for line in read_lines(os.path.join(self.path, name, "console.log")):
-                m = re.search(r"BUG: KCSAN: (.*\S)", line)
-                if m:
-                    out.setdefault(m.group(1), [])
-                    if name not in out[m.group(1)]:
-                        out[m.group(1)].append(name)
+            lines = read_lines(os.path.join(self.path, name, "console.log"))
+            for i, line in enumerate(lines):
+                if "BUG: KCSAN:" not in line:
+                    continue
+                sides = []
+                for j in range(i + 1, min(i + 60, len(lines))):
+                    if "=====" in lines[j]:
+                        break
+                    m = self.ACCESS.search(lines[j])
+                    if m:
+                        sides.append("%s %s B in %s" % (m.group(1), m.group(2), self._frame(lines, j)))
+                        if "unknown origin" in lines[j]:
+                            sides.append("a write of unknown origin (the value changed)")
+                title = " / ".join(sides) or line.split("BUG: KCSAN: ", 1)[1].strip()
+                n, where = out.get(title, (0, []))
+                out[title] = (n + 1, where if name in where else where + [name])
         return out
 
 

@@ -98,11 +98,13 @@ def kcsan_line(kcsan_runs):
     if run is None:
         return "- KCSAN: no run in `results/kcsan/` (torture/run.sh -f torture-kcsan -o results/kcsan)."
     races = run.races()
+    top = sorted(races.items(), key=lambda kv: -kv[1][0])[:3]
     return ("- KCSAN (strict, weak memory; six.c and locktorture.c instrumented): the newest run, `%s`, %d "
             "scenarios, %s." % (run.name, len(run.scenarios),
-                                "no report" if not races else "%d distinct reports: %s" % (
-                                    len(races), "; ".join("`%s` (%s)" % (t, ", ".join(sc))
-                                                          for t, sc in sorted(races.items())))))
+                                "no report" if not races else "%d reports of %d kinds, the most frequent %s" % (
+                                    sum(n for n, _ in races.values()), len(races),
+                                    "; ".join("`%s` (%d, in %d scenarios)" % (t, n, len(sc))
+                                              for t, (n, sc) in top))))
 
 
 def quiet_line(torture_runs):

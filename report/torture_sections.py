@@ -169,10 +169,24 @@ def coverage_section(runs):
     return out + [""]
 
 
+def kcsan_mutant(run):
+    """The mutant a KCSAN run was made with (its provenance), or None."""
+    p = os.path.join(run.path, "provenance", "extra.patch")
+    try:
+        first = open(p).readline()
+    except OSError:
+        return None
+    return first.split(":", 1)[1].strip() if first.startswith("Mutant:") else os.path.basename(p)
+
+
 def kcsan_section(runs):
     """Each KCSAN run: per scenario its judgement and KCSAN's reports, then
-    every distinct report with the scenarios that printed it."""
+    the kinds of report with the scenarios that printed them.  A run made
+    with a mutant is set against the newest run without one: a kind of
+    report that only the mutant shows is what KCSAN saw of it."""
     out = []
+    plain = [r for r in runs if kcsan_mutant(r) is None]
+    base = max(plain, key=lambda r: r.env.get("date", "")) if plain else None
     for r in sorted(runs, key=lambda r: r.env.get("date", "")):
         out += ["## KCSAN: `%s`" % r.name, "",
                 "The six scenarios on the `torture-kcsan` kernel: KCSAN strict, modelling weak memory, in "
@@ -183,7 +197,18 @@ def kcsan_section(runs):
                      [[s.get("scenario", "?"), s.get("vcpus", "?"), s.get("judgement", "?"),
                        s.get("badness_kcsan", "?")] for s in r.scenarios])
         races = r.races()
-        out += ["", "Distinct reports: %d." % len(races), ""]
-        out += ["- `%s`: %s" % (t, ", ".join(sc)) for t, sc in sorted(races.items())]
+        mutant = kcsan_mutant(r)
+        if mutant and base is not None:
+            new = sorted(set(races) - set(base.races()))
+            out += ["", "Made with a mutant: %s.  Kinds of report that `%s` (no mutant) did not show: %s.  "
+                    "KCSAN samples accesses with watchpoints, so kinds come and go between runs without a "
+                    "mutant too: a new kind is evidence only when it is in the code the mutant changed." % (
+                        mutant, base.name,
+                        "none" if not new else "%d (%s)" % (len(new), "; ".join("`%s`" % t for t in new)))]
+        out += ["", "%d reports of %d kinds (the two accesses: kind, size, and the first frame of each "
+                "stack), most frequent first:" % (sum(n for n, _ in races.values()), len(races)), ""]
+        out += table(["accesses", "reports", "scenarios"],
+                     [["`%s`" % t, str(n), ", ".join(sc)]
+                      for t, (n, sc) in sorted(races.items(), key=lambda kv: (-kv[1][0], kv[0]))])
         out.append("")
     return out

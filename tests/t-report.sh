@@ -376,7 +376,7 @@ class Kcsan:
     def races(self):
         return self._r
 print(answers.kcsan_line([Kcsan({})]))
-print(answers.kcsan_line([Kcsan({"data-race in a / b": ["SIX-4"]})]))
+print(answers.kcsan_line([Kcsan({"write 8 B in a / read 8 B in b": (3, ["SIX-4"])})]))
 PYEOF
 if [ "$(grep -c 'goals met\.$' "$o/cov-answers.txt")" = 1 ] &&
 	grep -q 'goals not met: functions below 100%, branches below 90%\.$' "$o/cov-answers.txt"; then
@@ -389,7 +389,7 @@ grep -q 'longest drain was 30 ms at 2 vCPUs (2 boots), 40 ms at 8 vCPUs (1 boots
 	pass "answers: bounded waiting reports the longest drain per vCPU count, or that none ran" ||
 	fail "answers: the bounded-waiting line does not follow the boots; see $o/cov-answers.txt"
 grep -q 'scenarios, no report\.$' "$o/cov-answers.txt" &&
-	grep -q '1 distinct reports: .data-race in a / b. (SIX-4)' "$o/cov-answers.txt" &&
+	grep -q '3 reports of 1 kinds, the most frequent .write 8 B in a / read 8 B in b. (3, in 1 scenarios)' "$o/cov-answers.txt" &&
 	pass "answers: the KCSAN line names each distinct report, or none" ||
 	fail "answers: the KCSAN line does not follow the reports; see $o/cov-answers.txt"
 
