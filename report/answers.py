@@ -7,6 +7,7 @@ import os
 
 import stats
 from bench_sections import trust
+from torture_sections import kcsan_mutant
 from markdown import fmt_change, table
 
 BASE, NEW = "bench-global", "bench-hashbl"
@@ -94,17 +95,23 @@ def coverage_line(coverage_runs):
 
 
 def kcsan_line(kcsan_runs):
-    run = newest(kcsan_runs)
+    """The newest KCSAN run without a mutant, its reports by kind; then how
+    many runs were made with a mutant (set against it in their sections)."""
+    plain = [r for r in kcsan_runs if kcsan_mutant(r) is None]
+    run = newest(plain)
     if run is None:
-        return "- KCSAN: no run in `results/kcsan/` (torture/run.sh -f torture-kcsan -o results/kcsan)."
+        return "- KCSAN: no run without a mutant in `results/kcsan/` (torture/run.sh -f torture-kcsan -o results/kcsan)."
     races = run.races()
     top = sorted(races.items(), key=lambda kv: -kv[1][0])[:3]
+    muts = [r for r in kcsan_runs if r not in plain]
     return ("- KCSAN (strict, weak memory; six.c and locktorture.c instrumented): the newest run, `%s`, %d "
-            "scenarios, %s." % (run.name, len(run.scenarios),
-                                "no report" if not races else "%d reports of %d kinds, the most frequent %s" % (
-                                    sum(n for n, _ in races.values()), len(races),
-                                    "; ".join("`%s` (%d, in %d scenarios)" % (t, n, len(sc))
-                                              for t, (n, sc) in top))))
+            "scenarios, %s.%s" % (run.name, len(run.scenarios),
+                                  "no report" if not races else "%d reports of %d kinds, the most frequent %s" % (
+                                      sum(n for n, _ in races.values()), len(races),
+                                      "; ".join("`%s` (%d, in %d scenarios)" % (t, n, len(sc))
+                                                for t, (n, sc) in top)),
+                                  " Runs with a mutant: %s, each set against it in its section." % ", ".join(
+                                      "`%s`" % r.name for r in muts) if muts else ""))
 
 
 def quiet_line(torture_runs):

@@ -369,7 +369,7 @@ answers.series_now = lambda: "same"
 print(answers.quiet_line([Torture([("2", 12), ("8", 40), ("2", 30)])]))
 print(answers.quiet_line([]))
 class Kcsan:
-    name, scenarios = "k", [{}]
+    name, scenarios, path = "k", [{}], "/nonexistent"
     env = {"date": "k"}
     def __init__(self, races):
         self._r = races
