@@ -115,25 +115,31 @@ def kcsan_line(kcsan_runs):
 
 
 def quiet_line(torture_runs):
-    """Bounded waiting: the longest drain of a quiet phase in every boot of
-    the torture runs of today's series, against its bound, by vCPUs."""
+    """Bounded waiting on the unmutated series: per vCPU count and bound,
+    how many boots of today's series ran quiet phases, how many failed and
+    on which detectors, and the longest drain of a quiet phase (a false
+    positive is a failed boot here: nothing was broken)."""
     now = series_now()
-    drains, bounds = {}, set()
+    groups = {}
     for run in torture_runs:
         if series_of(run) != now:
             continue
         for s in run.scenarios:
-            if s.get("quiet_drain_max_ms", "").isdigit() and s.get("judgement", "").startswith("PASS"):
-                drains.setdefault(s.get("vcpus", "?"), []).append(int(s["quiet_drain_max_ms"]))
-                bounds.add(s.get("quiet_wait_ms", "?"))
-    if not drains:
-        return "- Bounded waiting: no passing boot of today's series ran quiet phases."
-    return ("- Bounded waiting, today's series: in %d passing boots with quiet phases, the longest drain "
-            "was %s, against a bound of %s ms." % (
-                sum(map(len, drains.values())),
-                ", ".join("%d ms at %s vCPUs (%d boots)" % (max(v), c, len(v))
-                          for c, v in sorted(drains.items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else 0)),
-                " or ".join(sorted(bounds))))
+            if not s.get("quiet_drain_max_ms", "").isdigit() or s.get("expect") != "SUCCESS":
+                continue
+            g = groups.setdefault((s.get("vcpus", "?"), s.get("quiet_wait_ms", "?")), [0, 0, 0, set()])
+            g[0] += 1
+            g[2] = max(g[2], int(s["quiet_drain_max_ms"]))
+            if not s.get("judgement", "").startswith("PASS"):
+                g[1] += 1
+                g[3].update(d for d in s.get("detectors", "").split(",") if d and d != "none")
+    if not groups:
+        return "- Bounded waiting: no boot of today's series ran quiet phases."
+    key = lambda kv: (int(kv[0][0]) if kv[0][0].isdigit() else 0, int(kv[0][1]) if kv[0][1].isdigit() else 0)
+    return ("- Bounded waiting, today's unmutated series: %s." % "; ".join(
+        "%s vCPUs, bound %s ms: %d boots, %d failed%s, longest drain %d ms" % (
+            c, b, n, f, " (%s)" % ", ".join(sorted(d)) if d else "", m)
+        for (c, b), (n, f, m, d) in sorted(groups.items(), key=key)))
 
 
 def hashbl_changes(bench_verdicts):

@@ -362,11 +362,13 @@ print(answers.coverage_line([Run("a", "100.0", "95.0", "90.0"), Run("b", "96.6",
 class Torture:
     def __init__(self, drains):
         self.path, self.env = "/nonexistent", {}
-        self.scenarios = [{"vcpus": c, "quiet_drain_max_ms": str(d), "quiet_wait_ms": "1000",
-                           "judgement": "PASS"} for c, d in drains]
+        self.scenarios = [{"vcpus": c, "quiet_drain_max_ms": str(d), "quiet_wait_ms": b, "expect": "SUCCESS",
+                           "judgement": j, "detectors": det} for c, d, b, j, det in drains]
 answers.series_of = lambda run: "same"
 answers.series_now = lambda: "same"
-print(answers.quiet_line([Torture([("2", 12), ("8", 40), ("2", 30)])]))
+print(answers.quiet_line([Torture([("2", 12, "1000", "PASS", "none"), ("8", 40, "1000", "PASS", "none"),
+                                    ("2", 30, "1000", "PASS", "none"),
+                                    ("32", 980, "1000", "FAIL: x", "quiet,hung_task")])]))
 print(answers.quiet_line([]))
 class Kcsan:
     name, scenarios, path = "k", [{}], "/nonexistent"
@@ -384,9 +386,9 @@ if [ "$(grep -c 'goals met\.$' "$o/cov-answers.txt")" = 1 ] &&
 else
 	fail "answers: the coverage line does not follow the numbers; see $o/cov-answers.txt"
 fi
-grep -q 'longest drain was 30 ms at 2 vCPUs (2 boots), 40 ms at 8 vCPUs (1 boots), against a bound of 1000 ms' "$o/cov-answers.txt" &&
-	grep -q 'no passing boot of today.s series ran quiet phases' "$o/cov-answers.txt" &&
-	pass "answers: bounded waiting reports the longest drain per vCPU count, or that none ran" ||
+grep -q '2 vCPUs, bound 1000 ms: 2 boots, 0 failed, longest drain 30 ms; 8 vCPUs, bound 1000 ms: 1 boots, 0 failed, longest drain 40 ms; 32 vCPUs, bound 1000 ms: 1 boots, 1 failed (hung_task, quiet), longest drain 980 ms\.$' "$o/cov-answers.txt" &&
+	grep -q 'no boot of today.s series ran quiet phases' "$o/cov-answers.txt" &&
+	pass "answers: bounded waiting reports boots, false positives and the longest drain per vCPU count and bound, or that none ran" ||
 	fail "answers: the bounded-waiting line does not follow the boots; see $o/cov-answers.txt"
 grep -q 'scenarios, no report\.$' "$o/cov-answers.txt" &&
 	grep -q '3 reports of 1 kinds, the most frequent .write 8 B in a / read 8 B in b. (3, in 1 scenarios)' "$o/cov-answers.txt" &&

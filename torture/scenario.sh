@@ -44,7 +44,20 @@ judge() {
 mkdir -p "$sd"
 echo "started=$(date +%s)" >"$sd/schedule.tmp"
 cp "$configs/$b" "$sd/config-fragment"
-echo "$(cat "$configs/$b.boot") lab.duration=$duration" >"$sd/boot"
+# Time bounds of the liveness detectors (stall_secs, quiet_wait_ms, the
+# hung-task timeout) hold up to 4 vCPUs a host CPU: no unmutated boot at 2,
+# 4 or 8 vCPUs on 2 host CPUs came near them.  At 16 (32 vCPUs here) a
+# descheduled vCPU holds its lock for whole host time slices and the
+# unmutated series trips all three (results/torture/20261207-quiet-32vcpu),
+# so beyond 4 vCPUs a host CPU they grow with the overcommit.
+scale=$(( (c + 4 * $(nproc) - 1) / (4 * $(nproc)) ))
+boot=$(cat "$configs/$b.boot")
+if [ "$scale" -gt 1 ]; then
+	boot=$(echo "$boot" | tr ' ' '\n' | awk -v k="$scale" -F= '
+		$1 ~ /^(locktorture\.stall_secs|locktorture\.quiet_wait_ms|lab\.hung_task_secs)$/ { $0 = $1 "=" $2 * k }
+		{ printf "%s%s", sep, $0; sep = " " }')
+fi
+echo "$boot lab.duration=$duration" >"$sd/boot"
 cat "$configs/$b.expect" 2>/dev/null >"$sd/expect" || echo SUCCESS >"$sd/expect"
 # The fragment's CONFIG_NR_CPUS is the scenario's vCPU count (as in
 # upstream's kvm.sh); every other option must be in the torture kernel.
