@@ -1,0 +1,1 @@
+locktorture.torture_type=six_relock_pcpu locktorture.nreaders_stress=1 locktorture.nwriters_stress=1 locktorture.nintents_stress=0 locktorture.stall_secs=5 locktorture.quiet_secs=1 locktorture.quiet_wait_ms=1000 lab.hung_task_secs=4
