@@ -116,30 +116,31 @@ def kcsan_line(kcsan_runs):
 
 def quiet_line(torture_runs):
     """Bounded waiting on the unmutated series: per vCPU count and bound,
-    how many boots of today's series ran quiet phases, how many failed and
-    on which detectors, and the longest drain of a quiet phase (a false
-    positive is a failed boot here: nothing was broken)."""
+    how many boots ran quiet phases (and how many of them today's series),
+    how many failed and on which detectors, and the longest drain of a
+    quiet phase.  Torture runs are unmutated, so a failed boot here is a
+    false positive of the liveness bounds, or a bug of the series."""
     now = series_now()
     groups = {}
     for run in torture_runs:
-        if series_of(run) != now:
-            continue
+        today = series_of(run) == now
         for s in run.scenarios:
             if not s.get("quiet_drain_max_ms", "").isdigit() or s.get("expect") != "SUCCESS":
                 continue
-            g = groups.setdefault((s.get("vcpus", "?"), s.get("quiet_wait_ms", "?")), [0, 0, 0, set()])
+            g = groups.setdefault((s.get("vcpus", "?"), s.get("quiet_wait_ms", "?")), [0, 0, 0, set(), 0])
             g[0] += 1
+            g[4] += today
             g[2] = max(g[2], int(s["quiet_drain_max_ms"]))
             if not s.get("judgement", "").startswith("PASS"):
                 g[1] += 1
                 g[3].update(d for d in s.get("detectors", "").split(",") if d and d != "none")
     if not groups:
-        return "- Bounded waiting: no boot of today's series ran quiet phases."
+        return "- Bounded waiting: no boot ran quiet phases."
     key = lambda kv: (int(kv[0][0]) if kv[0][0].isdigit() else 0, int(kv[0][1]) if kv[0][1].isdigit() else 0)
-    return ("- Bounded waiting, today's unmutated series: %s." % "; ".join(
-        "%s vCPUs, bound %s ms: %d boots, %d failed%s, longest drain %d ms" % (
-            c, b, n, f, " (%s)" % ", ".join(sorted(d)) if d else "", m)
-        for (c, b), (n, f, m, d) in sorted(groups.items(), key=key)))
+    return ("- Bounded waiting, the unmutated series: %s." % "; ".join(
+        "%s vCPUs, bound %s ms: %d boots (%d of today's series), %d failed%s, longest drain %d ms" % (
+            c, b, n, t, f, " (%s)" % ", ".join(sorted(d)) if d else "", m)
+        for (c, b), (n, f, m, d, t) in sorted(groups.items(), key=key)))
 
 
 def hashbl_changes(bench_verdicts):
