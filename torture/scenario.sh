@@ -49,7 +49,8 @@ cp "$configs/$b" "$sd/config-fragment"
 # 4 or 8 vCPUs on 2 host CPUs came near them.  At 16 (32 vCPUs here) a
 # descheduled vCPU holds its lock for whole host time slices and the
 # unmutated series trips all three (results/torture/20261207-quiet-32vcpu),
-# so beyond 4 vCPUs a host CPU they grow with the overcommit.
+# so beyond 4 vCPUs a host CPU they grow with the overcommit.  (This host's
+# CPUs: neither neighbours packed by CPUS= nor a HOSTS= host are counted.)
 scale=$(( (c + 4 * $(nproc) - 1) / (4 * $(nproc)) ))
 boot=$(cat "$configs/$b.boot")
 if [ "$scale" -gt 1 ]; then
