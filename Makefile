@@ -2,7 +2,7 @@
 # Everything runs in QEMU guests; nothing is loaded into this machine's kernel.
 
 SHELL := /bin/sh
-FLAVOURS ?= torture bench-global bench-hashbl vanilla
+FLAVOURS ?= torture bench-global bench-hashbl vanilla inode-global inode-hashbl
 VCPUS ?=
 RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
 # Options passed on only when given: each script has its own defaults.
@@ -21,7 +21,7 @@ help:
 	@echo '  make check-series     compile every file the series touches'
 	@echo '  make kunit            run the series KUnit suite in a guest [VCPUS=2]'
 	@echo '  make boot             boot the torture kernel, console on the terminal [VCPUS=2]'
-	@echo '  make torture          lock torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS= CPUS=]'
+	@echo '  make torture          lock and inode-cache torture scenarios, judged [SCENARIOS= DURATION=30 VCPUS= CPUS=]'
 	@echo '                        CPUS=N: scenarios packed so that their vCPUs fit N host CPUs (default: all)'
 	@echo '                        HOSTS=FILE: scenarios booted on ssh hosts through GNU parallel (one sshlogin a line)'
 	@echo '  make bench VCPUS=N    inode-create benchmark, global inode_hash_lock vs hash-bl: on a host'
@@ -40,8 +40,9 @@ help:
 	@echo '                        [RUN="run ..."] or run to run [BASE=<run> NEW=<run>]'
 	@echo '  make torture-recheck  re-judge a stored torture run without booting RUN=<run>'
 	@echo '  make torture-again    boot one stored scenario again and judge it RUN=<run> SCENARIO=<name>'
-	@echo '  make torture-mutants  the mutant gate: does the torture catch broken six locks?'
-	@echo '                        [MUTANTS="name ..."] [FAST=1] [DURATION=12]'
+	@echo '  make torture-mutants  the mutant gate: does the torture catch broken six locks and a broken'
+	@echo '                        inode cache? [MUTANTS="name ..." (MUTANTS='"'"'inode-*'"'"': the inode half)]'
+	@echo '                        [FAST=1] [DURATION=12]'
 	@echo '  make torture-coverage six.c line, branch and function coverage under the six'
 	@echo '                        scenarios (gcov counters of the torture kernel) [SCENARIOS= DURATION=10]'
 	@echo '  make clean            remove build output (kernel trees, objects, guests)'

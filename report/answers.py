@@ -56,15 +56,35 @@ def torture_line(torture_runs):
             "`%s`" % s.get("scenario", "?") for s in run.scenarios if not s.get("judgement", "").startswith("PASS"))))
 
 
+# The two halves of the series that the gate breaks, by mutant name.
+HALVES = (("six locks", lambda m: not m.startswith("inode-")),
+          ("inode cache", lambda m: m.startswith("inode-")))
+
+
 def mutants_line(mutant_runs):
-    run = newest(mutant_runs)
-    if run is None:
+    """Per half of the series (six locks, the inode cache), the newest gate
+    run that broke it, scored on that half's mutants alone."""
+    if not mutant_runs:
         return "- Mutant gate: no gate run in `results/mutants/`."
-    sc = run.score
-    return ("- Mutant gate: the newest, `%s`, caught %s of %s mutants (%s%%), missed: %s; %s of %s controls "
-            "passed; gate %s." % (run.name, sc.get("caught"), sc.get("mutants"), sc.get("score_pct"),
-                                  sc.get("missed") or "none", sc.get("controls_passed"), sc.get("controls"),
-                                  sc.get("gate")))
+    out = []
+    for half, mine in HALVES:
+        runs = [r for r in mutant_runs if any(mine(m.get("mutant", "")) for m in r.mutants)]
+        run = newest(runs)
+        if run is None:
+            out.append("%s: no gate run" % half)
+            continue
+        ms = [m for m in run.mutants if mine(m.get("mutant", ""))]
+        muts = [m for m in ms if m.get("expect") != "survives"]
+        ctls = [m for m in ms if m.get("expect") == "survives"]
+        caught = sum(m.get("outcome") == "caught" for m in muts)
+        missed = [m["mutant"] for m in muts if m.get("outcome") != "caught"]
+        failed = [m["mutant"] for m in muts if m.get("outcome") != "caught" and m.get("expect") == "caught"]
+        ctl_ok = sum(m.get("outcome") == "survived" for m in ctls)
+        out.append("%s: the newest, `%s`, caught %d of %d mutants (%.1f%%), missed: %s; %d of %d controls "
+                   "passed; %s" % (half, run.name, caught, len(muts), 100.0 * caught / len(muts) if muts else 0,
+                                   ", ".join(missed) or "none", ctl_ok, len(ctls),
+                                   "PASS" if not failed and ctl_ok == len(ctls) else "FAIL"))
+    return "- Mutant gate, %s." % "; ".join(out)
 
 
 # The coverage goals of the torture (issue 27): functions, lines, branches.
@@ -143,6 +163,31 @@ def quiet_line(torture_runs):
         for (c, b), (n, f, m, d, t) in sorted(groups.items(), key=key)))
 
 
+def inode_line(torture_runs):
+    """The inode-cache torture on the unmutated series: per kernel (global
+    lock or hash-bl) and vCPU count, boots, how many failed and on which
+    detectors, and the operations checked."""
+    groups = {}
+    for run in torture_runs:
+        for s in run.scenarios:
+            if s.get("torture_type") != "inode_cache":
+                continue
+            g = groups.setdefault((s.get("flavour", "?"), s.get("vcpus", "?")), [0, 0, set(), 0])
+            g[0] += 1
+            g[3] += int(s.get("inode_ops_total", "0") or 0)
+            if not s.get("judgement", "").startswith("PASS"):
+                g[1] += 1
+                g[2].update(d for d in s.get("detectors", "").split(",") if d and d != "none")
+    if not groups:
+        return "- Inode cache: no inode torture boot in `results/torture/`."
+    key = lambda kv: (kv[0][0], int(kv[0][1]) if kv[0][1].isdigit() else 0)
+    return ("- Inode cache under torture (the unmutated series; lockdep, KASAN and list debugging on "
+            "`inode-*` kernels): %s." % "; ".join(
+                "`%s` at %s vCPUs: %d boots, %d failed%s, %d operations checked" % (
+                    fl, c, n, f, " (%s)" % ", ".join(sorted(d)) if d else "", ops)
+                for (fl, c), (n, f, d, ops) in sorted(groups.items(), key=key)))
+
+
 def hashbl_changes(bench_verdicts):
     """(resolved rows, unresolved count, runs judged, runs left out and why)
     of bench-hashbl against bench-global, from calibrated runs only."""
@@ -175,7 +220,7 @@ def hashbl_changes(bench_verdicts):
 def answers_lines(bench_verdicts, torture_runs, mutant_runs, coverage_runs=(), kcsan_runs=()):
     rows, unresolved, used, left = hashbl_changes(bench_verdicts)
     out = ["## Answers", "", torture_line(torture_runs), mutants_line(mutant_runs),
-           quiet_line(torture_runs), coverage_line(coverage_runs), kcsan_line(kcsan_runs)]
+           inode_line(torture_runs), quiet_line(torture_runs), coverage_line(coverage_runs), kcsan_line(kcsan_runs)]
     if used:
         big = sorted(rows, key=lambda r: -r[0])
         out.append("- hash-bl (`%s`) against the global lock (`%s`): %d changes resolved at the 5%% level in %d "

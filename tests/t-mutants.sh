@@ -31,10 +31,19 @@ done
 applies() {  # applies TREE PATCH
 	patch -d "$1" -p1 -F0 -s --dry-run <"$2" >/dev/null 2>&1
 }
+# flavour_tree FLAVOUR: the source tree a flavour builds (its EXCLUDE and EXTRA).
+flavour_tree() (
+	EXCLUDE= EXTRA=
+	. "$LAB_ROOT/vm/flavours/$1.conf"
+	"$LAB_ROOT/vm/tree.sh" $(for x in $EXTRA; do printf -- '-p %s ' "$x"; done) $EXCLUDE
+)
 if tree=$("$LAB_ROOT/vm/tree.sh" 2>"$o/tree.log"); then
 	for p in "$M"/*.patch; do
-		applies "$tree" "$p" && pass "mutant $(basename "$p" .patch) applies to the series" ||
-			fail "mutant $(basename "$p" .patch) does not apply to the series (patch -F0 --dry-run in $tree)"
+		# The tree of the flavour that boots its first scenario.
+		fl=$(scenario_flavour "$(mutant_field "$p" Scenarios | cut -d' ' -f1)")
+		t=$(flavour_tree "$fl" 2>>"$o/tree.log")
+		applies "$t" "$p" && pass "mutant $(basename "$p" .patch) applies to the series ($fl)" ||
+			fail "mutant $(basename "$p" .patch) does not apply to the $fl tree (patch -F0 --dry-run in $t)"
 	done
 	# Negative control: one context line of a mutant changed, as an edit
 	# of the series would.

@@ -55,7 +55,12 @@ check "make report on made-up runs" "$PY" "$R" -r "$o/results" -o "$o/out"
 	fail "answers: the report does not open with them; see $rep"
 expect_grep '^- Torture: the newest run, `fake-t` .* ended as expected in 10 of 10 scenarios\.$' "$rep" \
 	"answers: the newest torture run's scenarios, counted"
-expect_grep '^- Mutant gate: the newest, `fake-[mn]`, caught [12] of 2 mutants' "$rep" "answers: the newest mutant gate's score"
+expect_grep '^- Mutant gate, six locks: the newest, `fake-[mn]`, caught [12] of 2 mutants' "$rep" "answers: the newest mutant gate's score"
+expect_grep '; inode cache: no gate run\.$' "$rep" "answers: a half of the series that no gate run broke says so"
+expect_grep '^- Inode cache under torture .*`inode-global` at 2 vCPUs: 1 boots, 0 failed, 1000 operations checked; `inode-global` at 4 vCPUs: 1 boots, 0 failed' "$rep" \
+	"answers: the inode torture's boots per kernel and vCPU count"
+expect_grep '`inode-hashbl` at 4 vCPUs: 1 boots, 1 failed \(bug, kasan\)' "$rep" \
+	"answers: a failed inode boot is counted with its detectors (the sentence follows the data)"
 expect_grep '^- hash-bl .* [0-9]+ changes resolved at the 5% level in [0-9]+ calibrated runs, the largest \+114\.3%' "$rep" \
 	"answers: hash-bl's resolved changes, counted, with the largest"
 expect_grep '^\| `fake-a` \| creates per second \| 2 \| 2 vCPUs \| \+50\.0% \| \[\+44\.2%, \+56\.1%\] \| no \| better \|$' "$rep" \

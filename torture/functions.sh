@@ -30,6 +30,13 @@ scenario_base() {
 	echo "${1%.[0-9]*}"
 }
 
+# scenario_flavour INSTANCE [FLAVOUR]: the kernel flavour that boots it:
+# FLAVOUR when given, else its configs/NAME.flavour, else torture.
+scenario_flavour() {
+	[ -z "$2" ] || { echo "$2"; return; }
+	cat "$LAB_ROOT/torture/configs/$(scenario_base "$1").flavour" 2>/dev/null || echo torture
+}
+
 # pack_batches CPUS: scenarios packed onto CPUS host CPUs, as kvm.sh's
 # --cpus does.  Reads "INSTANCE VCPUS" lines; prints "BATCH INSTANCE VCPUS"
 # lines.  Each batch starts with the first scenario not yet run (so an

@@ -64,10 +64,13 @@ echo "$j" | write_atomic "$d/judgement"
 duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 {
 	echo "scenario=$(basename "$d")"
-	echo "torture_type=$(sed -n 's/.*locktorture\.torture_type=\([^ ]*\).*/\1/p' "$d/boot" 2>/dev/null)"
+	# The inode scenarios torture the inode cache (torture/payload/inode).
+	echo "torture_type=$(sed -n -e 's/.*locktorture\.torture_type=\([^ ]*\).*/\1/p' \
+		-e 's/.*lab\.torture=inode.*/inode_cache/p' "$d/boot" 2>/dev/null)"
 	# The hold policy (locktorture's default -1: each type its own delays).
 	hold=$(sed -n 's/.*locktorture\.long_hold=\([-0-9]*\).*/\1/p' "$d/boot" 2>/dev/null)
 	echo "long_hold=${hold:--1}"
+	[ ! -r "$d/flavour" ] || echo "flavour=$(cat "$d/flavour")"
 	echo "vcpus=$(sed -n 's/^vcpus=//p' "$d/env" 2>/dev/null)"
 	echo "accel=$(sed -n 's/^accel=//p' "$d/env" 2>/dev/null)"
 	# Where it booted (a remote host of make torture HOSTS=, by its sshlogin).
@@ -90,6 +93,7 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 			total[side] = t
 		}
 		/^Six: / { six = $0 }
+		/^inode-torture: Ops: / { iops = $0; sub(/^inode-torture: Ops: /, "", iops) }
 		/^Quiet: / {
 			match($0, /phases: *[0-9]+/); qp = substr($0, RSTART + 7, RLENGTH - 7)
 			match($0, /longest drain: *[0-9]+/); qd = substr($0, RSTART + 14, RLENGTH - 14)
@@ -106,6 +110,16 @@ duration=$(cat "$d/guest/duration.txt" 2>/dev/null || echo 0)
 			# Quiet phases: how many, and the longest a correct drain took
 			# (the bound quiet_wait_ms has that much margin).
 			if (qp != "") printf "quiet_phases=%d\nquiet_drain_max_ms=%d\nquiet_wait_ms=%d\n", qp, qd, qb
+			# inode-torture: its operations by kind, and all of them a second.
+			if (iops != "") {
+				n = split(iops, kv, " ")
+				for (i = 1; i <= n; i++) {
+					split(kv[i], p, "=")
+					printf "inode_%s=%s\n", p[1], p[2]
+					if (p[1] != "evictions" && p[1] != "failures") it += p[2]
+				}
+				printf "inode_ops_total=%d\ninode_ops_per_s=%.0f\n", it, (dur > 0 ? it / dur : 0)
+			}
 			if (six != "") {
 				gsub(/  +/, "  ", six)
 				printf "six=%s\n", six

@@ -1,9 +1,11 @@
 #!/bin/sh
-# The mutant gate (make torture-mutants): build each six.c mutant of
-# torture/mutants/ and run the scenarios its header names; a mutant that
-# every scenario passes was missed.
+# The mutant gate (make torture-mutants): build each mutant of
+# torture/mutants/ (six.c, or the inode cache's fs/inode.c: inode-*) and
+# run the scenarios its header names; a mutant that every scenario passes
+# was missed.
 # usage: torture/mutants.sh [-m "MUTANT..."] [-F] [-d DURATION_S] [-j CPUS | -H HOSTS_FILE] [-r RUN] [-o DIR]
-#   -m  mutants by name (default: every torture/mutants/*.patch)
+#   -m  mutants by name, * as in the shell: 'inode-*' (default: every
+#       torture/mutants/*.patch)
 #   -F  the fast subset listed in torture/mutants/FAST (one per detector)
 #   -d  seconds of torture per scenario (default 12)
 #   -j, -H  as for torture/run.sh: scenarios packed onto CPUS host CPUs, or
@@ -15,7 +17,7 @@
 # caught, may-miss (counted, but a miss does not fail the gate), or
 # survives (a control that must pass); Duration: seconds of torture, when
 # the mutant needs more than -d to show.  Each mutant is built incrementally
-# from the torture build (its six.c object and the link), then run as
+# from its scenarios' flavour (its one object and the link), then run as
 # torture/run.sh -e MUTANT: DIR/RUN/MUTANT/ is a torture run of its own.
 # DIR/RUN/ gets matrix.txt (mutant x scenario: the detectors that fired, or
 # missed), score (key=value) and, per mutant, outcome.  Exit status 0 when
@@ -40,6 +42,21 @@ while getopts m:Fd:j:H:r:o:h opt; do
 done
 [ -z "$fast" ] || mutants="$mutants $(grep -v '^#' "$mdir/FAST")"
 [ -n "$mutants" ] || mutants=$(cd "$mdir" && ls *.patch | sed 's/\.patch$//')
+# A name with * stands for the mutants it matches ('inode-*': the inode
+# cache's half of the gate).
+set -f
+names=
+for m in $mutants; do
+	case $m in
+	*'*'*) got=$(cd "$mdir" && ls | sed -n 's/\.patch$//p' | while read -r x; do
+		case $x in $m) echo "$x" ;; esac; done)
+	       [ -n "$got" ] || die_usage "no mutant matches '$m'"
+	       names="$names $got" ;;
+	*) names="$names $m" ;;
+	esac
+done
+set +f
+mutants=$(echo $names)
 for m in $mutants; do
 	[ -r "$mdir/$m.patch" ] ||
 		die_usage "no mutant '$m' (have: $(cd "$mdir" && ls *.patch | sed 's/\.patch$//' | paste -sd' ' -))"

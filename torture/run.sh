@@ -11,9 +11,11 @@
 #       GNU parallel (vm/hosts.sh); built and judged here
 #   -r  run name (default: UTC date and time)
 #   -o  where runs go (default results/torture)
-#   -f  kernel flavour (default torture)
+#   -f  kernel flavour of every scenario (default: each scenario's
+#       configs/NAME.flavour, or torture where it has none)
 #   -e  a patch on top of the flavour, e.g. a mutant of torture/mutants/;
 #       built incrementally in build/out/FLAVOUR-mutant, one run at a time
+#       (the scenarios must then share one flavour)
 # Each scenario gets DIR/RUN/SCENARIO/ (torture/scenario.sh) with console.log,
 # boot, expect, config-fragment, kernel.config, verdict, judgement, summary,
 # badness, schedule, lockstat.txt and guest/; DIR/RUN/batches says which
@@ -23,7 +25,7 @@
 . "$(dirname "$0")/functions.sh"
 
 scenarios= duration=30 vcpus= run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/torture
-flavour=torture extra= cpus=$(nproc) hosts=
+flavour= extra= cpus=$(nproc) hosts=
 while getopts s:d:c:j:H:r:o:f:e:h opt; do
 	case $opt in
 	s) scenarios=$OPTARG ;;
@@ -58,20 +60,52 @@ host_lock shared
 run_create "$dir" "$run"
 rundir=$run_dir
 
+# The plan, before any kernel is built: batches of scenarios whose vCPUs fit
+# the host's CPUs together, and about how long each boot takes (torture,
+# boot and teardown: 20 s, or the flavour's measured BOOT_SECONDS, and 2 s a
+# vCPU), so that the first line says when the boots will end.
+instance_seconds() {
+	BOOT_SECONDS=20
+	eval "$(grep '^BOOT_SECONDS=[0-9]*$' "$LAB_ROOT/vm/flavours/$(scenario_flavour "$1" "$flavour").conf" 2>/dev/null)"
+	echo $((duration + BOOT_SECONDS + 2 * ${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$1")")}))
+}
+if [ -z "$hosts" ]; then
+	for s in $scenarios; do
+		echo "$s ${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$s")")}"
+	done | pack_batches "$cpus" >"$rundir/batches"
+	for s in $scenarios; do
+		echo "$s $(instance_seconds "$s")"
+	done >"$rundir/estimate"
+fi
+# minutes_after BATCH: the estimate of the batches after it (a batch takes
+# as long as its longest boot).
+minutes_after() {
+	awk -v b="$1" 'FNR == NR { t[$1] = $2; next }
+		$1 > b { if (t[$2] > m[$1]) m[$1] = t[$2] }
+		END { for (i in m) s += m[i]; printf "%d", (s + 59) / 60 }' "$rundir/estimate" "$rundir/batches"
+}
+[ -n "$hosts" ] || nb=$(tail -n 1 "$rundir/batches" | cut -d' ' -f1)
+[ -n "$hosts" ] ||
+	progress torture "$(echo $scenarios | wc -w) scenarios in $nb batches: about $(minutes_after 0) min of boots, after the kernels ($(echo $(for s in $scenarios; do scenario_flavour "$s" "$flavour"; done | sort -u)))"
+
 t_build=$(date +%s)
+flavours=$(for s in $scenarios; do scenario_flavour "$s" "$flavour"; done | sort -u)
 if [ -n "$extra" ]; then
-	kname=$flavour-mutant
+	[ "$(echo $flavours | wc -w)" = 1 ] ||
+		die "a patch (-e) goes on one flavour, but the scenarios use $(echo $flavours)"
 	# The build directory is shared by every patched run: hold it until
 	# the last boot is done.
 	mkdir -p "$LAB_BUILD/out"
-	exec 7>"$LAB_BUILD/out/$kname.use"
-	flock -n 7 || { progress torture "waiting for another run using build/out/$kname"; flock 7; }
-	run_child "$LAB_ROOT/vm/build-kernel.sh" -e "$extra" -O "$kname" "$flavour" || exit 1
+	exec 7>"$LAB_BUILD/out/$flavours-mutant.use"
+	flock -n 7 || { progress torture "waiting for another run using build/out/$flavours-mutant"; flock 7; }
+	run_child "$LAB_ROOT/vm/build-kernel.sh" -e "$extra" -O "$flavours-mutant" "$flavours" || exit 1
 else
-	kname=$flavour
-	run_child "$LAB_ROOT/vm/build-kernel.sh" "$flavour" || exit 1
+	for fl in $flavours; do
+		run_child "$LAB_ROOT/vm/build-kernel.sh" "$fl" || exit 1
+	done
 fi
-kout=$LAB_BUILD/out/$kname
+# kout INSTANCE: the built kernel that boots it.
+kout() { echo "$LAB_BUILD/out/$(scenario_flavour "$1" "$flavour")${extra:+-mutant}"; }
 record_provenance "$rundir"
 echo $(( $(date +%s) - t_build )) >"$rundir/provenance/build-seconds"
 [ -z "$extra" ] || cp "$LAB_ROOT/$extra" "$rundir/provenance/extra.patch"
@@ -88,7 +122,7 @@ judged() {
 }
 if [ -n "$hosts" ]; then
 	for s in $scenarios; do
-		"$LAB_ROOT/torture/scenario.sh" -P -k "$kout" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s" ||
+		"$LAB_ROOT/torture/scenario.sh" -P -k "$(kout "$s")" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s" ||
 			die "could not prepare $s; see $rundir/$s/run.log"
 	done
 	run_child "$LAB_ROOT/vm/hosts.sh" -H "$hosts" "$rundir" $scenarios
@@ -97,23 +131,15 @@ if [ -n "$hosts" ]; then
 	done
 	judged $scenarios
 else
-	# Batches of scenarios whose vCPUs fit the host's CPUs together.
-	for s in $scenarios; do
-		echo "$s ${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$s")")}"
-	done | pack_batches "$cpus" >"$rundir/batches"
-	nb=$(tail -n 1 "$rundir/batches" | cut -d' ' -f1)
 	echo "$cpus" >"$rundir/cpus"
 	b=0
 	while [ "$b" -lt "$nb" ]; do
 		b=$((b + 1))
 		batch=$(awk -v b="$b" '$1 == b { print $2 }' "$rundir/batches")
-		# A batch takes as long as its widest boot: the runner's own estimate.
-		left=$(awk -v b="$b" -v d="$duration" '$1 > b { t = d + 20 + 2 * $3; if (t > m[$1]) m[$1] = t }
-			END { for (i in m) s += m[i]; printf "%d", s / 60 }' "$rundir/batches")
 		progress torture "batch $b of $nb: $(awk -v b="$b" '$1 == b { printf "%s%s (%d vCPUs)", s, $2, $3; s = ", " }' "$rundir/batches"),"\
-			"${duration}s of torture; about $left min for the rest"
+			"${duration}s of torture; about $(minutes_after "$b") min for the rest"
 		for s in $batch; do
-			run_spawn "$LAB_ROOT/torture/scenario.sh" -k "$kout" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s"
+			run_spawn "$LAB_ROOT/torture/scenario.sh" -k "$(kout "$s")" -o "$rundir/$s" -d "$duration" ${vcpus:+-c "$vcpus"} "$s"
 		done
 		run_wait
 		judged $batch

@@ -8,7 +8,7 @@
 #   -P            prepare only: the files, initramfs and qemu-cmd, no boot
 #                 (the boot is made elsewhere: vm/hosts.sh)
 #   -J            judge only, a boot made elsewhere (-k and -d unused)
-# Writes SCENARIO_DIR/: config-fragment, config-required, boot, expect,
+# Writes SCENARIO_DIR/: config-fragment, config-required, flavour, boot, expect,
 # schedule (when it started and ended), the runner's files (console.log,
 # verdict, guest/ ...), lockstat.txt, and the judge's badness, judgement and
 # summary.  Exit status 0 when the scenario ended as expected.
@@ -44,6 +44,7 @@ judge() {
 mkdir -p "$sd"
 echo "started=$(date +%s)" >"$sd/schedule.tmp"
 cp "$configs/$b" "$sd/config-fragment"
+basename "$kout" >"$sd/flavour"  # the kernel's build (FLAVOUR or FLAVOUR-mutant)
 # Time bounds of the liveness detectors (stall_secs, quiet_wait_ms, the
 # hung-task timeout) hold up to 4 vCPUs a host CPU: no unmutated boot at 2,
 # 4 or 8 vCPUs on 2 host CPUs came near them.  At 16 (32 vCPUs here) a
