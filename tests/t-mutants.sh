@@ -54,6 +54,14 @@ if tree=$("$LAB_ROOT/vm/tree.sh" 2>"$o/tree.log"); then
 else
 	fail "vm/tree.sh could not make the series' tree; see $o/tree.log"
 fi
+# MUTANTS='inode-*': a pattern stands for the mutants it matches, and one
+# that matches none is refused.
+"$LAB_ROOT/torture/mutants.sh" -m 'inode-ctl-*' -d abc -o "$o" -r glob >"$o/glob.log" 2>&1
+[ $? = 2 ] && grep -q 'DURATION must be' "$o/glob.log" &&
+	pass "make torture-mutants MUTANTS='inode-ctl-*' finds its mutant (and then refuses DURATION=abc)" ||
+	fail "a mutant pattern was not expanded; see $o/glob.log"
+expect_exit 2 "make torture-mutants refuses a pattern that matches no mutant" \
+	"$LAB_ROOT/torture/mutants.sh" -m 'no-such-*' -o "$o" -r glob2
 n=$(ls "$M"/*.patch | wc -l)
 [ "$n" -ge 16 ] && pass "the gate has $n mutants (at least 16)" || fail "only $n mutants"
 

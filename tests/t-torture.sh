@@ -49,6 +49,21 @@ expect_exit 1 "judge: a failed six check fails the run, named" "$T/judge.sh" "$(
 	'[   11.0] six_relock-torture: !!! six check failed: relock succeeded but the protected record changed' "$ok_end")"
 expect_grep '^check=relock succeeded but the protected record changed$' "$o/fake/chk/summary" \
 	"judge: the summary names the failed six check"
+# The inode torture's console: its own checks, KASAN, list debugging and
+# busy inodes are named detectors; a clean one passes with its operations.
+iok='[   40.0] inode-torture: End of test: SUCCESS'
+expect_exit 0 "judge: a clean inode torture console passes" "$T/judge.sh" "$(fake iclean SUCCESS PASS \
+	'[   39.0] inode-torture: Ops: create=10 unlink=5 link=1 rename=2 stat=20 touch=7 handle=3 stale=2 hold=1 evictions=9 failures=0' "$iok")"
+expect_grep '^inode_ops_total=51$' "$o/fake/iclean/summary" "judge: the inode torture's operations are summed (evictions not counted)"
+for c in 'inode_check|inode-torture: !!! inode check failed: two threads inside the file lock of inode 12' \
+	'kasan|BUG: KASAN: use-after-free in find_inode_fast+0x1c/0x1a0' \
+	'list|list_del corruption, ffff888003c0a0a8->next is LIST_POISON1 (dead000000000100)' \
+	'busy_inodes|VFS: Busy inodes after unmount of ram0 (ext4)'; do
+	expect_exit 1 "judge: ${c%%|*} fails an inode torture run" "$T/judge.sh" "$(fake "i-${c%%|*}" SUCCESS PASS \
+		"[   20.0] ${c#*|}" "$iok")"
+	expect_grep "^detectors=(.*,)?${c%%|*}(,|\$)" "$o/fake/i-${c%%|*}/summary" "judge: ... and is named ${c%%|*}"
+done
+
 # The serial console ends its lines in CRLF: the CR stays out of the summary
 # (in an outcome file it once cut a kill-matrix cell short).
 cr=$(printf '\r')
@@ -151,8 +166,8 @@ else
 	# The inode torture ran every kind of operation on the three file
 	# systems, and checked generations and handles where they exist.
 	i=$o/short/INODE-LOCKDEP-2
-	if awk -F= '/^inode_(create|unlink|link|rename|stat|touch|handle|stale|hold|evictions)=/ { n++; if ($2 < 1) z = z " " $1 }
-		END { exit !(n == 10 && z == "") }' "$i/summary" &&
+	if awk -F= '/^inode_(create|unlink|link|rename|stat|touch|handle|stale|hold|herd|evictions)=/ { n++; if ($2 < 1) z = z " " $1 }
+		END { exit !(n == 11 && z == "") }' "$i/summary" &&
 		grep -q 'ext4/t: generations checked, handles checked' "$i/console.log" &&
 		grep -q 'tmpfs/t: generations .*, handles checked' "$i/console.log" &&
 		grep -q 'ovl/t: ' "$i/console.log"; then
@@ -160,6 +175,12 @@ else
 	else
 		fail "the inode torture left an operation unrun or a check out; see $i/summary and console.log"
 	fi
+	# Lockdep sees the hash chain locks (patches/debug): their class, and
+	# i_lock taken inside them.
+	grep -q ' inode_hash_chain$' "$i/guest/lockdep-inode-hash-chain.txt" 2>/dev/null &&
+		grep -q -- '-> .*i_lock' "$i/guest/lockdep-inode-hash-chain.txt" &&
+		pass "lockdep knows the inode hash chain lock and orders i_lock inside it" ||
+		fail "lockdep has no inode_hash_chain class ordered before i_lock; see $i/guest/lockdep-inode-hash-chain.txt"
 	expect_grep '^ *&torture_six_lock-[WR]:' "$o/short/SIX-2/lockstat.txt" "lock statistics of the six lock are kept"
 	expect_grep '^scenario +type +vCPUs +result +writes/s +reads/s +intent/s' "$o/short/table.txt" "the run ends with its table"
 	cp -r "$o/short" "$o/short-recheck"

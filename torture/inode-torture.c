@@ -18,10 +18,16 @@
  *            write it back with its counter raised
  *   handle   open_by_handle_at() of the file's handle: a lookup by
  *            inode number and generation (ext4_iget, tmpfs's ilookup5)
- *   stale    the handle of a file that was unlinked must give ESTALE
+ *   stale    the handle of a file being unlinked, or unlinked, opens that
+ *            file or nothing (ESTALE), never another
  *   hold     keep the file open across an eviction, then read it
  *
- * while one more thread evicts the caches (drop_caches) every EVICT_MS, and
+ * After each eviction every thread opens one hot file at once (the herd),
+ * and half the lookups go to the 8 hot slots, so that threads look up one
+ * inode at once, just after its eviction: by handle above all, since lookups of
+ * one name wait for each other in the dcache (d_alloc_parallel()), while
+ * open_by_handle_at() goes straight to iget.  Meanwhile one more thread evicts the
+ * caches (drop_caches) every EVICT_MS, and
  * another makes memory pressure with anonymous memory, so that the
  * shrinkers' eviction runs too.  A slot's name operations take its write
  * lock (a pthread rwlock), lookups its read lock: what the slot holds is
@@ -35,7 +41,8 @@
  *     the OFD lock of one file at once (file locks hang off the inode), and
  *     the counter read is the last one written (one page cache);
  *   - a file held open across an eviction, even unlinked, reads its data;
- *   - a handle of an unlinked file opens nothing (ESTALE);
+ *   - the handle of a file being unlinked, or unlinked, opens that file or
+ *     nothing (ESTALE): never another (a stale generation let through);
  *   - at the end, single-threaded: every slot's name, inode number, link
  *     count, record and handle, and the names in each directory, agree with
  *     the torture's own books.
@@ -56,6 +63,7 @@
 #include <inttypes.h>
 #include <linux/fs.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -72,6 +80,7 @@
 #define RECORD 64
 #define MAX_LINKS 4
 #define MAX_REPORTS 20
+#define HOT 8
 
 struct handle {
 	struct file_handle fh;
@@ -93,9 +102,20 @@ struct obj {
 struct slot {
 	pthread_rwlock_t lock;
 	struct obj *obj;		/* NULL: the name does not exist */
-	int has_dead;			/* the handle of its last unlinked file */
-	uint64_t dead_id;
-	struct handle dead;
+};
+
+/*
+ * The handles of files that lost their last name, kept apart from the
+ * slots so that lookups race with the unlink and its eviction: DYING from
+ * just before the last unlink (a lookup may still find the file), DEAD once
+ * it returned (a lookup must find nothing).
+ */
+#define GRAVES 32
+enum grave { EMPTY, DYING, DEAD };
+struct tomb {
+	enum grave state;
+	uint64_t id;
+	struct handle h;
 };
 
 struct fs {
@@ -103,18 +123,24 @@ struct fs {
 	int dirfd;
 	int has_gen, has_handles;	/* learnt at the first create */
 	struct slot *slots;
+	pthread_mutex_t graves_lock;
+	struct tomb graves[GRAVES];
+	unsigned int next_grave;
 };
 
-enum op { CREATE, UNLINK, LINK, RENAME, STAT, TOUCH, HANDLE, STALE, HOLD, NOPS };
+enum op { CREATE, UNLINK, LINK, RENAME, STAT, TOUCH, HANDLE, STALE, HOLD, HERD, NOPS };
 static const char *const op_name[NOPS] = {
-	"create", "unlink", "link", "rename", "stat", "touch", "handle", "stale", "hold",
+	"create", "unlink", "link", "rename", "stat", "touch", "handle", "stale", "hold", "herd",
 };
-static const int op_weight[NOPS] = { 12, 8, 5, 5, 30, 20, 10, 5, 3 };
+static const int op_weight[NOPS] = { 12, 8, 5, 5, 25, 15, 20, 5, 3, 0 };
 
 static struct fs *fss;
 static int nfs, nfiles = 256, nthreads = 4, seconds = 10, evict_ms = 200, pressure_pct = 25;
 static atomic_int stop;
 static atomic_uint evictions;
+/* The herd: after each eviction, every thread opens one cold file at once. */
+static atomic_uint herd_gen;
+static atomic_int herd_go, herd_ready, herd_fs, herd_slot;
 static atomic_ulong ops[NOPS];
 static atomic_int failures;
 static atomic_uint_least64_t next_id = 1;
@@ -243,18 +269,41 @@ static void do_create(struct fs *f, int s, struct slot *sl)
 	sl->obj = o;
 }
 
+/* Its last name is about to go: a grave for its handle, DYING; or -1. */
+static int dig(struct fs *f, struct obj *o)
+{
+	int g;
+
+	if (!o || !o->has_handle || atomic_load(&o->nlink) != 1)
+		return -1;
+	pthread_mutex_lock(&f->graves_lock);
+	g = f->next_grave++ % GRAVES;
+	f->graves[g].state = DYING;
+	f->graves[g].id = o->id;
+	f->graves[g].h = o->h;
+	pthread_mutex_unlock(&f->graves_lock);
+	return g;
+}
+
+/* The unlink returned: DEAD (gone), or EMPTY (it failed). */
+static void bury(struct fs *f, int g, uint64_t id, enum grave state)
+{
+	if (g < 0)
+		return;
+	pthread_mutex_lock(&f->graves_lock);
+	if (f->graves[g].id == id)
+		f->graves[g].state = state;
+	pthread_mutex_unlock(&f->graves_lock);
+}
+
 /* The slot lost its name: the object loses a link, and is gone at none. */
 static void drop_name(struct slot *sl)
 {
 	struct obj *o = sl->obj;
 
 	sl->obj = NULL;
-	if (atomic_fetch_sub(&o->nlink, 1) > 1)
-		return;
-	sl->has_dead = o->has_handle;
-	sl->dead_id = o->id;
-	sl->dead = o->h;
-	free(o);
+	if (atomic_fetch_sub(&o->nlink, 1) == 1)
+		free(o);
 }
 
 static void do_unlink(struct fs *f, int s, struct slot *sl, uint64_t *x)
@@ -266,16 +315,23 @@ static void do_unlink(struct fs *f, int s, struct slot *sl, uint64_t *x)
 	unsigned int ctr;
 	int fd = -1;
 
+	int g;
+
 	slot_name(s, name, sizeof(name));
 	/* Now and then the file stays open across its unlink and an eviction. */
 	if (rnd(x) % 4 == 0)
 		fd = openat(f->dirfd, name, O_RDONLY);
+	g = dig(f, o);
 	if (unlinkat(f->dirfd, name, 0) < 0) {
 		fail(f, s, "unlink %s: %s", name, strerror(errno));
+		bury(f, g, id, EMPTY);
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
+	/* Held open, it is not gone yet: its handle may still open it. */
+	if (fd < 0)
+		bury(f, g, id, DEAD);
 	drop_name(sl);
 	if (fstatat(f->dirfd, name, &st, 0) == 0 || errno != ENOENT)
 		fail(f, s, "%s is still there after its unlink", name);
@@ -284,6 +340,7 @@ static void do_unlink(struct fs *f, int s, struct slot *sl, uint64_t *x)
 		if (read_record(fd, &rid, &ctr) < 0 || rid != id)
 			fail(f, s, "a file held open across unlink and eviction lost its record");
 		close(fd);
+		bury(f, g, id, DEAD);
 	}
 }
 
@@ -315,12 +372,17 @@ static void do_rename(struct fs *f, int s, struct slot *sl, int t, struct slot *
 
 	if (tl->obj == o)	/* two names of one file: rename does nothing */
 		return;
+	uint64_t gone = tl->obj ? tl->obj->id : 0;
+	int g = dig(f, tl->obj);
+
 	slot_name(s, from, sizeof(from));
 	slot_name(t, to, sizeof(to));
 	if (renameat(f->dirfd, from, f->dirfd, to) < 0) {
 		fail(f, s, "rename %s %s: %s", from, to, strerror(errno));
+		bury(f, g, gone, EMPTY);
 		return;
 	}
+	bury(f, g, gone, DEAD);
 	if (tl->obj)
 		drop_name(tl);
 	tl->obj = o;
@@ -344,24 +406,20 @@ static void do_stat(struct fs *f, int s, struct obj *o)
 		     (unsigned long)st.st_ino, (unsigned long)o->ino);
 }
 
-static void do_touch(struct fs *f, int s, struct obj *o)
+/*
+ * One touch through an open file: take its OFD write lock, read the record,
+ * check it is the last one written, write it back with the counter raised.
+ * File locks and the page cache hang off the inode: two inodes for one
+ * file let two threads in at once, or one read a counter another overwrote.
+ */
+static void touch_fd(struct fs *f, int s, struct obj *o, int fd)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	char name[32];
 	uint64_t id;
 	unsigned int ctr, want;
-	int fd;
 
-	slot_name(s, name, sizeof(name));
-	fd = openat(f->dirfd, name, O_RDWR);
-	if (fd < 0) {
-		fail(f, s, "open %s: %s", name, strerror(errno));
-		return;
-	}
-	check_identity(f, s, fd, o, "open by name");
 	if (fcntl(fd, F_OFD_SETLKW, &fl) < 0) {
-		fail(f, s, "OFD lock %s: %s", name, strerror(errno));
-		close(fd);
+		fail(f, s, "OFD lock: %s", strerror(errno));
 		return;
 	}
 	if (atomic_fetch_add(&o->inside, 1) != 0)
@@ -378,6 +436,27 @@ static void do_touch(struct fs *f, int s, struct obj *o)
 	atomic_fetch_sub(&o->inside, 1);
 	fl.l_type = F_UNLCK;
 	fcntl(fd, F_OFD_SETLK, &fl);
+}
+
+/* Open by name, or by handle (BY_HANDLE and the object has one): ROUNDS touches. */
+static void do_touch(struct fs *f, int s, struct obj *o, int by_handle, int rounds)
+{
+	char name[32];
+	int fd;
+
+	slot_name(s, name, sizeof(name));
+	by_handle = by_handle && o->has_handle;
+	fd = by_handle ? open_by_handle_at(f->dirfd, &o->h.fh, O_RDWR) : openat(f->dirfd, name, O_RDWR);
+	if (fd < 0) {
+		fail(f, s, "open %s%s: %s", name, by_handle ? " by handle" : "", strerror(errno));
+		return;
+	}
+	check_identity(f, s, fd, o, by_handle ? "open by handle" : "open by name");
+	while (rounds-- > 0) {
+		touch_fd(f, s, o, fd);
+		if (rounds)
+			sched_yield();
+	}
 	close(fd);
 }
 
@@ -397,18 +476,32 @@ static void do_handle(struct fs *f, int s, struct obj *o)
 	close(fd);
 }
 
-static void do_stale(struct fs *f, int s, struct slot *sl)
+/*
+ * A grave's handle, the newest half the time, opens that file or nothing:
+ * never another file.  (Even once unlinked it may open it: a dentry that
+ * an earlier open by handle made, or an open file, keeps the inode cached.)
+ */
+static void do_stale(struct fs *f, uint64_t *x)
 {
+	struct tomb t;
 	struct stat st;
-	int fd;
+	uint64_t id = 0;
+	unsigned int ctr;
+	int fd, g;
 
-	if (!sl->has_dead)
+	pthread_mutex_lock(&f->graves_lock);
+	g = (f->next_grave - 1 - (rnd(x) % 2 ? 0 : rnd(x) % GRAVES)) % GRAVES;
+	t = f->graves[g];
+	pthread_mutex_unlock(&f->graves_lock);
+	if (t.state == EMPTY)
 		return;
-	fd = open_by_handle_at(f->dirfd, &sl->dead.fh, O_RDONLY);
+	fd = open_by_handle_at(f->dirfd, &t.h.fh, O_RDONLY);
 	if (fd >= 0) {
-		fstat(fd, &st);
-		fail(f, s, "the handle of unlinked file %" PRIx64 " opened inode %lu",
-		     sl->dead_id, (unsigned long)st.st_ino);
+		if (read_record(fd, &id, &ctr) < 0 || id != t.id) {
+			fstat(fd, &st);
+			fail(f, -1, "the handle of %s file %" PRIx64 " opened another file: inode %lu, record %" PRIx64,
+			     t.state == DEAD ? "unlinked" : "dying", t.id, (unsigned long)st.st_ino, id);
+		}
 		close(fd);
 	} else if (errno != ESTALE && errno != ENOMEM) {
 		/*
@@ -417,7 +510,8 @@ static void do_stale(struct fs *f, int s, struct slot *sl)
 		 * it I_CREATING, iget_locked() returns NULL, and
 		 * __ext4_iget() reports that as ENOMEM.
 		 */
-		fail(f, s, "the handle of an unlinked file: %s, not ESTALE", strerror(errno));
+		fail(f, -1, "the handle of %s file %" PRIx64 ": %s, not ESTALE",
+		     t.state == DEAD ? "unlinked" : "dying", t.id, strerror(errno));
 	}
 }
 
@@ -457,9 +551,15 @@ static enum op pick(uint64_t *x)
 
 static void one_op(struct fs *f, uint64_t *x)
 {
-	int s = rnd(x) % nfiles, t = rnd(x) % nfiles;
-	struct slot *sl = &f->slots[s], *tl = &f->slots[t];
 	enum op op = pick(x);
+	/*
+	 * Half the lookups go to the first HOT slots: several threads then
+	 * look up one inode just evicted at once, and race in iget_locked()
+	 * (two allocate, one inserts) and with the inode's eviction.
+	 */
+	int hot = op > RENAME && rnd(x) % 2;
+	int s = rnd(x) % (hot ? HOT : nfiles), t = rnd(x) % nfiles;
+	struct slot *sl = &f->slots[s], *tl = &f->slots[t];
 	int two = (op == LINK || op == RENAME);
 
 	if (two && s == t)
@@ -482,16 +582,16 @@ static void one_op(struct fs *f, uint64_t *x)
 		if (two)
 			pthread_rwlock_unlock(&tl->lock);
 		pthread_rwlock_unlock(&sl->lock);
+	} else if (op == STALE) {
+		do_stale(f, x);
 	} else {
 		pthread_rwlock_rdlock(&sl->lock);
-		if (op == STALE)
-			do_stale(f, s, sl);
-		else if (!sl->obj)
+		if (!sl->obj)
 			op = NOPS;
 		else if (op == STAT)
 			do_stat(f, s, sl->obj);
 		else if (op == TOUCH)
-			do_touch(f, s, sl->obj);
+			do_touch(f, s, sl->obj, 0, 1);
 		else if (op == HANDLE)
 			do_handle(f, s, sl->obj);
 		else
@@ -530,13 +630,42 @@ static void sabotage(struct fs *f, uint64_t *x)
 
 static int busted;
 
+/*
+ * Join the herd the evictor called: wait for its start, then touch the one
+ * file it names, opened by handle (by name where there are no handles), all
+ * threads at once: cold lookups of one inode race in iget_locked() (two
+ * allocate, one inserts, the other must find it and drop its own), and two
+ * inodes for the file would let two threads into its OFD lock.
+ */
+static void herd(void)
+{
+	struct fs *f = &fss[atomic_load(&herd_fs)];
+	int s = atomic_load(&herd_slot);
+	struct slot *sl = &f->slots[s];
+
+	atomic_fetch_add(&herd_ready, 1);
+	while (!atomic_load(&herd_go) && !atomic_load(&stop))
+		sched_yield();
+	pthread_rwlock_rdlock(&sl->lock);
+	/* Three touches each, so that two inodes' holders interleave. */
+	if (sl->obj)
+		do_touch(f, s, sl->obj, 1, 3);
+	pthread_rwlock_unlock(&sl->lock);
+	atomic_fetch_add(&ops[HERD], 1);
+}
+
 static void *worker(void *arg)
 {
 	long i = (long)arg;
 	uint64_t x = 0x9e3779b97f4a7c15ULL * (i + 1);
 	unsigned long n = 0;
+	unsigned int herd_seen = 0;
 
 	while (!atomic_load(&stop)) {
+		if (atomic_load(&herd_gen) != herd_seen) {
+			herd_seen = atomic_load(&herd_gen);
+			herd();
+		}
 		one_op(&fss[i % nfs], &x);
 		if (busted && i == 0 && ++n % 200 == 0)
 			sabotage(&fss[i % nfs], &x);
@@ -544,22 +673,51 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Eviction: every EVICT_MS, the dentry and inode caches (the shrinkers). */
+/* Write VALUE to drop_caches: 0, or -1, a failure (no eviction, no torture). */
+static int drop_caches(const char *value)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY), ok;
+
+	ok = fd >= 0 && write(fd, value, 1) == 1;
+	if (!ok) {
+		atomic_fetch_add(&failures, 1);
+		say("inode-torture: !!! inode check failed: cannot evict: drop_caches %s: %s", value, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Eviction: every EVICT_MS, the dentry and inode caches (the shrinkers).
+ * Writing 4 once first keeps the kernel from logging every drop.
+ */
 static void *evictor(void *arg)
 {
-	int fd, i;
+	int i;
+
+	uint64_t x = 0x2545f4914f6cdd1dULL;
 
 	(void)arg;
+	drop_caches("4");
 	while (!atomic_load(&stop)) {
 		for (i = 0; i < evict_ms && !atomic_load(&stop); i += 5)
 			usleep(5000);
-		fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-		/* 2: dentries and inodes; 4: without a kernel message each time */
-		if (fd < 0 || write(fd, "6", 1) != 1)
-			say("inode-torture: drop_caches: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		if (drop_caches("2") < 0)
+			break;
 		atomic_fetch_add(&evictions, 1);
+		/*
+		 * Call the herd to a hot slot, and let it go once every thread
+		 * is waiting (each finishes its operation first), or 200 ms.
+		 */
+		atomic_store(&herd_go, 0);
+		atomic_store(&herd_ready, 0);
+		atomic_store(&herd_fs, rnd(&x) % nfs);
+		atomic_store(&herd_slot, rnd(&x) % HOT);
+		atomic_fetch_add(&herd_gen, 1);
+		for (i = 0; i < 200 && atomic_load(&herd_ready) < nthreads && !atomic_load(&stop); i++)
+			usleep(1000);
+		atomic_store(&herd_go, 1);
 	}
 	return NULL;
 }
@@ -609,7 +767,6 @@ static void final_check(struct fs *f)
 		if (!o) {
 			if (fstatat(f->dirfd, name, &st, 0) == 0 || errno != ENOENT)
 				fail(f, s, "at the end %s exists, but the torture removed it", name);
-			do_stale(f, s, &f->slots[s]);
 			continue;
 		}
 		present++;
@@ -624,6 +781,12 @@ static void final_check(struct fs *f)
 			     (unsigned long)o->ino, (unsigned long)st.st_nlink, atomic_load(&o->nlink));
 		close(fd);
 		do_handle(f, s, o);
+	}
+	for (s = 0; s < GRAVES; s++) {
+		uint64_t x = s + 1;
+
+		f->next_grave = s + 1;	/* do_stale() takes the newest */
+		do_stale(f, &x);
 	}
 	for (d = 0; d < NDIRS; d++) {
 		int fd;
@@ -669,7 +832,7 @@ int main(int argc, char **argv)
 		}
 	}
 	nfs = argc - optind;
-	if (nfs < 1 || nthreads < 1 || seconds < 1 || nfiles < 2 || nfiles > 99999 ||
+	if (nfs < 1 || nthreads < 1 || seconds < 1 || nfiles < HOT || nfiles > 99999 ||
 	    evict_ms < 0 || pressure_pct < 0 || pressure_pct > 80)
 		usage();
 	kmsg = open("/dev/kmsg", O_WRONLY);
@@ -692,6 +855,7 @@ int main(int argc, char **argv)
 		}
 		f->has_gen = f->has_handles = 1;
 		f->slots = calloc(nfiles, sizeof(*f->slots));
+		pthread_mutex_init(&f->graves_lock, NULL);
 		for (s = 0; s < nfiles; s++)
 			pthread_rwlock_init(&f->slots[s].lock, NULL);
 	}
