@@ -22,9 +22,9 @@
  *            file or nothing (ESTALE), never another
  *   hold     keep the file open across an eviction, then read it
  *
- * After each eviction every thread opens one hot file at once (the herd),
- * and half the lookups go to the 8 hot slots, so that threads look up one
- * inode at once, just after its eviction: by handle above all, since lookups of
+ * After each eviction every thread opens one file at once (the herd), and
+ * half the stats and opens by handle go to 8 hot slots, so that threads
+ * look up one inode at once, just after its eviction: by handle above all, since lookups of
  * one name wait for each other in the dcache (d_alloc_parallel()), while
  * open_by_handle_at() goes straight to iget.  Meanwhile one more thread evicts the
  * caches (drop_caches) every EVICT_MS, and
@@ -553,11 +553,13 @@ static void one_op(struct fs *f, uint64_t *x)
 {
 	enum op op = pick(x);
 	/*
-	 * Half the lookups go to the first HOT slots: several threads then
-	 * look up one inode just evicted at once, and race in iget_locked()
-	 * (two allocate, one inserts) and with the inode's eviction.
+	 * Half the lookups that write nothing go to the first HOT slots:
+	 * several threads then look up one inode just evicted at once, and
+	 * race in iget_locked() (two allocate, one inserts) and with the
+	 * inode's eviction.  (A touch dirties its file, which keeps it from
+	 * eviction until written back.)
 	 */
-	int hot = op > RENAME && rnd(x) % 2;
+	int hot = (op == STAT || op == HANDLE) && rnd(x) % 2;
 	int s = rnd(x) % (hot ? HOT : nfiles), t = rnd(x) % nfiles;
 	struct slot *sl = &f->slots[s], *tl = &f->slots[t];
 	int two = (op == LINK || op == RENAME);
@@ -707,13 +709,16 @@ static void *evictor(void *arg)
 			break;
 		atomic_fetch_add(&evictions, 1);
 		/*
-		 * Call the herd to a hot slot, and let it go once every thread
-		 * is waiting (each finishes its operation first), or 200 ms.
+		 * Call the herd to a slot at random, most likely a file this
+		 * eviction dropped (the hot ones are always in use, and files
+		 * touched since their last write-back are dirty, so kept), and let
+		 * it go once every thread is waiting (each finishes its
+		 * operation first), or 200 ms.
 		 */
 		atomic_store(&herd_go, 0);
 		atomic_store(&herd_ready, 0);
 		atomic_store(&herd_fs, rnd(&x) % nfs);
-		atomic_store(&herd_slot, rnd(&x) % HOT);
+		atomic_store(&herd_slot, rnd(&x) % nfiles);
 		atomic_fetch_add(&herd_gen, 1);
 		for (i = 0; i < 200 && atomic_load(&herd_ready) < nthreads && !atomic_load(&stop); i++)
 			usleep(1000);
