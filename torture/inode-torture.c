@@ -691,7 +691,8 @@ static int drop_caches(const char *value)
 }
 
 /*
- * Eviction: every EVICT_MS, the dentry and inode caches (the shrinkers).
+ * Eviction: every EVICT_MS, write back, then the dentry and inode caches
+ * (the shrinkers).
  * Writing 4 once first keeps the kernel from logging every drop.
  */
 static void *evictor(void *arg)
@@ -705,6 +706,13 @@ static void *evictor(void *arg)
 	while (!atomic_load(&stop)) {
 		for (i = 0; i < evict_ms && !atomic_load(&stop); i += 5)
 			usleep(5000);
+		/*
+		 * Write back first: a file written since its last write-back
+		 * (every create and touch writes one) is dirty, and a dirty
+		 * inode is not evicted.  Without this most files stayed cached
+		 * through a 30 s run and few lookups were cold.
+		 */
+		sync();
 		if (drop_caches("2") < 0)
 			break;
 		atomic_fetch_add(&evictions, 1);
