@@ -56,6 +56,10 @@ is_uint "$cpus" && [ "$cpus" -ge 1 ] || die_usage "CPUS must be a whole number o
 [ -z "$extra" ] || [ -r "$LAB_ROOT/$extra" ] || die_usage "no patch $extra (a path from the lab's root)"
 [ -z "$hosts" ] || check_hosts_file "$hosts"
 [ -z "$hosts" ] || hosts=$(realpath "$hosts")
+# The kernels: one build per flavour the scenarios name; a patch goes on one.
+flavours=$(for s in $scenarios; do scenario_flavour "$s" "$flavour"; done | sort -u)
+[ -z "$extra" ] || [ "$(echo $flavours | wc -w)" = 1 ] ||
+	die_usage "a patch (-e) goes on one flavour, but the scenarios use $(echo $flavours)"
 host_lock shared
 run_create "$dir" "$run"
 rundir=$run_dir
@@ -65,15 +69,15 @@ rundir=$run_dir
 # torture, 20 s of boot and teardown, 2 s a vCPU; the KASAN kernels' inode
 # scenarios fit it too: 46 s for 20 s at 4 vCPUs), so that the first line
 # says when the boots will end.
-instance_seconds() {
-	echo $((duration + 20 + 2 * ${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$1")")}))
+instance_vcpus() {
+	echo "${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$1")")}"
 }
 if [ -z "$hosts" ]; then
 	for s in $scenarios; do
-		echo "$s ${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$s")")}"
+		echo "$s $(instance_vcpus "$s")"
 	done | pack_batches "$cpus" >"$rundir/batches"
 	for s in $scenarios; do
-		echo "$s $(instance_seconds "$s")"
+		echo "$s $((duration + 20 + 2 * $(instance_vcpus "$s")))"
 	done >"$rundir/estimate"
 fi
 # minutes_after BATCH: the estimate of the batches after it (a batch takes
@@ -85,13 +89,10 @@ minutes_after() {
 }
 [ -n "$hosts" ] || nb=$(tail -n 1 "$rundir/batches" | cut -d' ' -f1)
 [ -n "$hosts" ] ||
-	progress torture "$(echo $scenarios | wc -w) scenarios in $nb batches: about $(minutes_after 0) min of boots, after the kernels ($(echo $(for s in $scenarios; do scenario_flavour "$s" "$flavour"; done | sort -u)))"
+	progress torture "$(echo $scenarios | wc -w) scenarios in $nb batches: about $(minutes_after 0) min of boots, after the kernels ($(echo $flavours))"
 
 t_build=$(date +%s)
-flavours=$(for s in $scenarios; do scenario_flavour "$s" "$flavour"; done | sort -u)
 if [ -n "$extra" ]; then
-	[ "$(echo $flavours | wc -w)" = 1 ] ||
-		die "a patch (-e) goes on one flavour, but the scenarios use $(echo $flavours)"
 	# The build directory is shared by every patched run: hold it until
 	# the last boot is done.
 	mkdir -p "$LAB_BUILD/out"
