@@ -42,18 +42,46 @@ def newest(runs):
     return max(runs, key=lambda r: r.env.get("date", "")) if runs else None
 
 
-def torture_line(torture_runs):
-    run = newest(torture_runs)
-    if run is None:
-        return "- Torture: no torture run in `results/torture/`."
+CFLIST = os.path.join(os.path.dirname(PATCHES), "torture", "configs", "CFLIST")
+
+
+def default_set(path=CFLIST):
+    """The scenarios of a plain make torture (torture/configs/CFLIST), or an empty set."""
+    try:
+        return {l.strip() for l in open(path) if l.strip() and not l.startswith("#")}
+    except OSError:
+        return set()
+
+
+def run_sentence(run):
+    """A torture run, its series, and how many of its scenarios ended as expected."""
     ok = sum(s.get("judgement", "").startswith("PASS") for s in run.scenarios)
     mine, now = series_of(run), series_now()
     same = ("today's series" if mine and mine == now else
             "not today's series (%s)" % now if now else "today's series unknown")
-    return ("- Torture: the newest run, `%s` (%s; series %s: %s), ended as expected in %d of %d scenarios%s." % (
+    return "`%s` (%s; series %s: %s), ended as expected in %d of %d scenarios%s" % (
         run.name, run.env.get("date", "?"), mine or "not recorded", same, ok, len(run.scenarios),
         "" if ok == len(run.scenarios) else ", not in: " + ", ".join(
-            "`%s`" % s.get("scenario", "?") for s in run.scenarios if not s.get("judgement", "").startswith("PASS"))))
+            "`%s`" % s.get("scenario", "?") for s in run.scenarios if not s.get("judgement", "").startswith("PASS")))
+
+
+def torture_line(torture_runs, default=None):
+    """The newest run of the default set, and a newer run of fewer scenarios
+    after it where there is one; the newest run alone where no run holds the
+    default set."""
+    run = newest(torture_runs)
+    if run is None:
+        return "- Torture: no torture run in `results/torture/`."
+    default = default_set() if default is None else default
+    whole = [r for r in torture_runs
+             if default and default <= {s.get("scenario", "").split(".")[0] for s in r.scenarios}]
+    main = newest(whole)
+    if main is None:
+        return "- Torture: the newest run, %s." % run_sentence(run)
+    line = "- Torture: the newest run of the default set (%d scenarios), %s" % (len(default), run_sentence(main))
+    if run is not main:
+        line += "; newer, of other scenarios: %s" % run_sentence(run)
+    return line + "."
 
 
 # The two halves of the series that the gate breaks, by mutant name.

@@ -56,6 +56,26 @@ check "make report on made-up runs" "$PY" "$R" -r "$o/results" -o "$o/out"
 expect_grep '^- Torture: the newest run, `fake-t` .* ended as expected in 10 of 10 scenarios\.$' "$rep" \
 	"answers: the newest torture run's scenarios, counted"
 expect_grep '^- Mutant gate, six locks: the newest, `fake-[mn]`, caught [12] of 2 mutants' "$rep" "answers: the newest mutant gate's score"
+# The torture answer leads with the newest run of the default set (CFLIST),
+# not with a newer run of a few scenarios; without such a run, the newest.
+got=$(PYTHONPATH="$LAB_ROOT/lib:$LAB_ROOT/report" "$PY" - 2>&1 <<'PYEOF'
+import answers
+class Run:
+    def __init__(self, name, names, failed=()):
+        self.name, self.path, self.env = name, "/nonexistent", {"date": name}
+        self.scenarios = [{"scenario": n, "judgement": "FAIL: x" if n in failed else "PASS"} for n in names]
+answers.series_of = answers.series_now = lambda *a: "same"
+runs = [Run("r1", ["A", "B", "B.2"]), Run("r2", ["A"], failed=["A"])]
+print(answers.torture_line(runs, default={"A", "B"}))
+print(answers.torture_line(runs, default={"A", "B", "C"}))
+PYEOF
+)
+echo "$got" | sed -n 1p | grep -q '^- Torture: the newest run of the default set (2 scenarios), `r1` .*3 of 3 scenarios; newer, of other scenarios: `r2` .*0 of 1 scenarios, not in: `A`\.$' &&
+	pass "answers: the torture line leads with the newest run of the default set, then the newer partial run" ||
+	fail "answers: torture line with a default-set run: $got"
+echo "$got" | sed -n 2p | grep -q '^- Torture: the newest run, `r2` ' &&
+	pass "answers: ... and with no run of the whole default set, the newest run" ||
+	fail "answers: torture line without a default-set run: $got"
 expect_grep '; inode cache: no gate run\.$' "$rep" "answers: a half of the series that no gate run broke says so"
 expect_grep '^- Inode cache under torture .*`inode-global` at 2 vCPUs: 1 boots, 0 failed, 1000 operations checked; `inode-global` at 4 vCPUs: 1 boots, 0 failed' "$rep" \
 	"answers: the inode torture's boots per kernel and vCPU count"
