@@ -48,7 +48,7 @@ CFLIST = os.path.join(os.path.dirname(PATCHES), "torture", "configs", "CFLIST")
 def default_set(path=CFLIST):
     """The scenarios of a plain make torture (torture/configs/CFLIST), or an empty set."""
     try:
-        return {l.strip() for l in open(path) if l.strip() and not l.startswith("#")}
+        return {w for line in open(path) if not line.startswith("#") for w in line.split()}
     except OSError:
         return set()
 
@@ -66,7 +66,7 @@ def run_sentence(run):
 
 
 def torture_line(torture_runs, default=None):
-    """The newest run of the default set, and a newer run of fewer scenarios
+    """The newest run of the default set, and a newer run of other scenarios
     after it where there is one; the newest run alone where no run holds the
     default set."""
     run = newest(torture_runs)
