@@ -5,6 +5,12 @@ SHELL := /bin/sh
 FLAVOURS ?= torture bench-global bench-hashbl vanilla inode-global inode-hashbl
 VCPUS ?=
 RUN ?= $(shell date -u +%Y%m%d-%H%M%S)
+# The kernel line: Debian's linux-source-6.1 (the lab's first) or -6.12,
+# each with its own series (patches/, patches/6.12/) and builds; the scripts
+# read it as LAB_LINE (lib/functions.sh refuses any other).
+LINE ?= 6.1
+export LAB_LINE := $(LINE)
+OUT := build/out$(if $(filter-out 6.1,$(LINE)),-$(LINE))
 # Options passed on only when given: each script has its own defaults.
 given = $(filter command line environment,$(origin $(1)))
 opt = $(if $(call given,$(1)),$(2) "$($(1))")
@@ -12,8 +18,9 @@ opt = $(if $(call given,$(1)),$(2) "$($(1))")
 .PHONY: help all setup kernel check-series kunit boot torture torture-recheck torture-again torture-mutants torture-coverage bench bench-recheck report test clean
 
 help:
-	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 in QEMU)'
+	@echo 'The lock-torture and benchmark lab (patched Debian linux-source-6.1 or -6.12 in QEMU)'
 	@echo
+	@echo '  LINE=6.1|6.12         the kernel line of every target below (default 6.1)'
 	@echo '  make all              set up, every kernel flavour, check-series, kunit, torture, mutants'
 	@echo '  make test             the test suite; ends with "N passed, N failed"'
 	@echo '  make setup            install the Debian packages the lab uses'
@@ -53,7 +60,7 @@ help:
 all: setup kernel check-series kunit torture torture-mutants  # each ends with make report
 
 setup:
-	@. lib/functions.sh; need_pkg linux-source-6.1 qemu-system-x86 busybox-static ccache \
+	@. lib/functions.sh; need_pkg linux-source-$(LINE) qemu-system-x86 busybox-static ccache \
 		gcc make flex bison bc libelf-dev libssl-dev cpio xz-utils kmod patch \
 		linux-perf trace-cmd e2fsprogs fsmark python3 python3-numpy python3-scipy \
 		python3-matplotlib gawk util-linux parallel rsync openssh-client
@@ -72,7 +79,7 @@ kunit: setup
 boot: setup
 	@vm/check-vcpus.sh $(or $(VCPUS),2)
 	vm/build-kernel.sh torture
-	vm/run.sh -v -k build/out/torture/arch/x86/boot/bzImage -o results/boot/$(RUN) -c $(or $(VCPUS),2)
+	vm/run.sh -v -k $(OUT)/torture/arch/x86/boot/bzImage -o results/boot/$(RUN) -c $(or $(VCPUS),2)
 
 # make torture and make bench end by remaking the report from every
 # complete run, their own included, whether or not every scenario passed.

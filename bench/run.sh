@@ -101,7 +101,7 @@ if [ "$metric" = auto ]; then
 	else
 		first_kernel=${kernels%% *}
 		run_child "$LAB_ROOT/vm/build-kernel.sh" "${first_kernel%@*}" || exit 1
-		[ "$("$LAB_ROOT/vm/accel.sh" "$LAB_BUILD/out/${first_kernel%@*}/arch/x86/boot/bzImage")" = kvm ] ||
+		[ "$("$LAB_ROOT/vm/accel.sh" "$LAB_OUT/${first_kernel%@*}/arch/x86/boot/bzImage")" = kvm ] ||
 			why="KVM's probe boot failed here ($(sed -n 2p "$LAB_BUILD/accel.probe")), and TCG's timing is not the hardware's"
 	fi
 	if [ -z "$why" ]; then
@@ -176,8 +176,8 @@ for t in $threads; do
 	[ "$t" -le "$vcpus" ] || warn "THREADS=$t is above VCPUS=$vcpus: threads will share vCPUs"
 done
 for k in $kernels; do
-	[ -r "$LAB_ROOT/vm/flavours/${k%@*}.conf" ] ||
-		die_usage "no kernel flavour '${k%@*}' (have: $(ls "$LAB_ROOT/vm/flavours" | sed 's/\.conf$//' | paste -sd' ' -))"
+	[ -r "$LAB_FLAVOURS/${k%@*}.conf" ] ||
+		die_usage "no kernel flavour '${k%@*}' (have: $(cd "$LAB_FLAVOURS" && ls *.conf | sed 's/\.conf$//' | paste -sd' ' -))"
 	case $k in *@*) "$LAB_ROOT/vm/check-vcpus.sh" "${k##*@}" || exit 2 ;; esac
 done
 [ "$(echo $kernels | tr ' ' '\n' | sort -u | wc -l)" = "$(echo $kernels | wc -w)" ] ||
@@ -232,8 +232,8 @@ done
 
 record_provenance "$rundir"
 for k in $kernels; do  # per arm: a KERNEL@N arm gets KERNEL's
-	cp "$LAB_BUILD/out/${k%@*}/lab-build.env" "$rundir/provenance/$k.build.env"
-	cp "$LAB_BUILD/out/${k%@*}/.config" "$rundir/provenance/$k.config"
+	cp "$LAB_OUT/${k%@*}/lab-build.env" "$rundir/provenance/$k.build.env"
+	cp "$LAB_OUT/${k%@*}/.config" "$rundir/provenance/$k.config"
 done
 # Room for the RAM disk (1 GiB), the page cache and every vCPU.
 guest_mem() { echo $((2048 + 32 * $1)); }
@@ -276,7 +276,7 @@ for t in $threads; do ops=$((ops + t * files * nphases)); done
 dry=
 boot() {  # boot KERNEL[@N] OUTDIR "THREADS..." EXTRA_ARGS [OPERATIONS]
 	c=$(arm_vcpus "$1")
-	run_child "$LAB_ROOT/vm/run.sh" $icount $dry -k "$LAB_BUILD/out/${1%@*}/arch/x86/boot/bzImage" -o "$2" -c "$c" \
+	run_child "$LAB_ROOT/vm/run.sh" $icount $dry -k "$LAB_OUT/${1%@*}/arch/x86/boot/bzImage" -o "$2" -c "$c" \
 		-m "$(guest_mem "$c")" -t $((300 + 10 * c + ${5:-$ops} / 100)) \
 		-p "$LAB_ROOT/bench/payload" -a "$(bench_args "$3") $4" >"$2.log" 2>&1 ||
 		die "boot of $1 failed: $(cat "$2/verdict" 2>/dev/null); see $2/console.log"
@@ -296,7 +296,7 @@ record() {
 # its lock trace, which is too large to keep (tens of MB a boot) unless
 # LAB_KEEP_LOCK_TRACE is set.
 count_locks() {
-	/usr/bin/python3 "$LAB_ROOT/bench/locks.py" "$1" "$LAB_BUILD/out/$2/System.map" >"$1/locks.csv.tmp" &&
+	/usr/bin/python3 "$LAB_ROOT/bench/locks.py" "$1" "$LAB_OUT/$2/System.map" >"$1/locks.csv.tmp" &&
 		mv -f "$1/locks.csv.tmp" "$1/locks.csv" || die "could not count the critical sections of $1"
 	[ -n "${LAB_KEEP_LOCK_TRACE:-}" ] || rm -f "$1/locks.bin"
 }
@@ -391,7 +391,7 @@ if [ "$profile" = 1 ] && [ -z "$hosts" ]; then
 	done
 fi
 
-"$LAB_ROOT/vm/env.sh" "$LAB_BUILD/out/${first%@*}/arch/x86/boot/bzImage" \
+"$LAB_ROOT/vm/env.sh" "$LAB_OUT/${first%@*}/arch/x86/boot/bzImage" \
 	"$(sed -n 's/^accel=//p' "$rundir/boots/$first-r1/env")" "$vcpus" "$mem" >"$rundir/env"
 /usr/bin/python3 "$LAB_ROOT/bench/summarize.py" "$rundir" >"$rundir/summary.txt" ||
 	die "could not summarise $rundir; see above"

@@ -3,10 +3,37 @@
 
 LAB_ROOT=${LAB_ROOT:-$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)}
 LAB_BUILD=${LAB_BUILD:-$LAB_ROOT/build}
-LAB_SRC_TARBALL=${LAB_SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-LAB_SRC_PACKAGE=linux-source-6.1
 LAB_START=${LAB_START:-$(date +%s)}
-export LAB_ROOT LAB_BUILD LAB_START
+# The kernel line: which Debian linux-source package the lab patches, builds
+# and boots (make LINE=6.12 ..., which sets LAB_LINE).  6.1 keeps the lab's first paths; another
+# line has its own series (patches/LINE/), flavours (vm/flavours/LINE/),
+# trees (build/src-LINE) and builds (build/out-LINE); a Kconfig fragment,
+# torture scenario or CFLIST of its own (DIR/LINE/NAME) replaces the shared
+# one (line_path).
+LAB_LINE=${LAB_LINE:-6.1}
+case $LAB_LINE in
+6.1) LAB_LINE_DIR= LAB_LINE_SUFFIX= ;;
+6.12) LAB_LINE_DIR=/$LAB_LINE LAB_LINE_SUFFIX=-$LAB_LINE ;;
+*) printf 'ERROR: LINE must be 6.1 or 6.12 (the kernel lines the lab has a series for), not '\''%s'\''\n' "$LAB_LINE" >&2
+   exit 2 ;;
+esac
+LAB_SRC_PACKAGE=linux-source-$LAB_LINE
+LAB_SRC_TARBALL=${LAB_SRC_TARBALL:-/usr/src/$LAB_SRC_PACKAGE.tar.xz}
+LAB_PATCHES=$LAB_ROOT/patches$LAB_LINE_DIR
+LAB_FLAVOURS=$LAB_ROOT/vm/flavours$LAB_LINE_DIR
+LAB_OUT=$LAB_BUILD/out$LAB_LINE_SUFFIX
+LAB_SRCDIR=$LAB_BUILD/src$LAB_LINE_SUFFIX
+export LAB_ROOT LAB_BUILD LAB_START LAB_LINE
+
+# line_path DIR NAME: DIR/LINE/NAME where this line has a file of its own,
+# else the shared DIR/NAME.
+line_path() {
+	if [ -n "$LAB_LINE_DIR" ] && [ -e "$1$LAB_LINE_DIR/$2" ]; then
+		echo "$1$LAB_LINE_DIR/$2"
+	else
+		echo "$1/$2"
+	fi
+}
 
 # Elapsed time since the top-level command started, as h:mm:ss.
 lab_elapsed() {
@@ -129,7 +156,8 @@ record_provenance() {
 	git -C "$LAB_ROOT" rev-parse HEAD >"$p/git-rev" 2>/dev/null || echo none >"$p/git-rev"
 	git -C "$LAB_ROOT" status --porcelain >"$p/git-status" 2>/dev/null
 	git -C "$LAB_ROOT" diff HEAD >"$p/git-diff" 2>/dev/null
-	(cd "$LAB_ROOT/patches" && sha256sum $(cat series)) >"$p/patches.sha256"
+	(cd "$LAB_PATCHES" && sha256sum $(grep -v '^#' series)) >"$p/patches.sha256"
+	echo "$LAB_LINE" >"$p/line"
 	debian_source_version >"$p/debian-source-version"
 	host_env >"$p/host"
 }

@@ -26,11 +26,24 @@ def series_of(run):
     return "%d patches, `%s`" % (n, hashlib.sha256(data).hexdigest()[:12])
 
 
-def series_now(patches=PATCHES):
-    """Today's series in patches/, summed as a run's provenance sums it
-    (sha256sum of each patch in series order), or None."""
+def line_of(run):
+    """The kernel line a run booted (its kernels' lab-build.env, kernel_line=
+    in each boot's env); runs made before the lab had lines are 6.1's."""
+    return run.env.get("kernel_line") or "6.1"
+
+
+def line_key(line):
+    return tuple(int(x) if x.isdigit() else 0 for x in line.split("."))
+
+
+def series_now(line="6.1", patches=PATCHES):
+    """Today's series of a kernel line (patches/, patches/LINE/), summed as a
+    run's provenance sums it (sha256sum of each patch in series order), or
+    None."""
+    if line != "6.1":
+        patches = os.path.join(patches, line)
     try:
-        names = open(os.path.join(patches, "series")).read().split()
+        names = [w for row in open(os.path.join(patches, "series")) if not row.startswith("#") for w in row.split()]
         sums = "".join("%s  %s\n" % (hashlib.sha256(open(os.path.join(patches, n), "rb").read()).hexdigest(), n)
                        for n in names)
     except OSError:
@@ -42,11 +55,16 @@ def newest(runs):
     return max(runs, key=lambda r: r.env.get("date", "")) if runs else None
 
 
-CFLIST = os.path.join(os.path.dirname(PATCHES), "torture", "configs", "CFLIST")
+CONFIGS = os.path.join(os.path.dirname(PATCHES), "torture", "configs")
+CFLIST = os.path.join(CONFIGS, "CFLIST")
 
 
-def default_set(path=CFLIST):
-    """The scenarios of a plain make torture (torture/configs/CFLIST), or an empty set."""
+def default_set(path=None, line="6.1"):
+    """The scenarios of a plain make torture (torture/configs/CFLIST, or the
+    line's own torture/configs/LINE/CFLIST), or an empty set."""
+    if path is None:
+        own = os.path.join(CONFIGS, line, "CFLIST")
+        path = own if line != "6.1" and os.path.exists(own) else CFLIST
     try:
         return {w for line in open(path) if not line.startswith("#") for w in line.split()}
     except OSError:
@@ -56,7 +74,7 @@ def default_set(path=CFLIST):
 def run_sentence(run):
     """A torture run, its series, and how many of its scenarios ended as expected."""
     ok = sum(s.get("judgement", "").startswith("PASS") for s in run.scenarios)
-    mine, now = series_of(run), series_now()
+    mine, now = series_of(run), series_now(line_of(run))
     same = ("today's series" if mine and mine == now else
             "not today's series (%s)" % now if now else "today's series unknown")
     return "`%s` (%s; series %s: %s), ended as expected in %d of %d scenarios%s" % (
@@ -72,7 +90,7 @@ def torture_line(torture_runs, default=None):
     run = newest(torture_runs)
     if run is None:
         return "- Torture: no torture run in `results/torture/`."
-    default = default_set() if default is None else default
+    default = default_set(line=line_of(run)) if default is None else default
     whole = [r for r in torture_runs
              if default and default <= {s.get("scenario", "").split(".")[0] for s in r.scenarios}]
     main = newest(whole)
@@ -168,10 +186,9 @@ def quiet_line(torture_runs):
     how many failed and on which detectors, and the longest drain of a
     quiet phase.  Torture runs are unmutated, so a failed boot here is a
     false positive of the liveness bounds, or a bug of the series."""
-    now = series_now()
     groups = {}
     for run in torture_runs:
-        today = series_of(run) == now
+        today = series_of(run) == series_now(line_of(run))
         for s in run.scenarios:
             if not s.get("quiet_drain_max_ms", "").isdigit() or s.get("expect") != "SUCCESS":
                 continue
@@ -246,26 +263,45 @@ def hashbl_changes(bench_verdicts):
 
 
 def answers_lines(bench_verdicts, torture_runs, mutant_runs, coverage_runs=(), kcsan_runs=()):
-    rows, unresolved, used, left = hashbl_changes(bench_verdicts)
-    out = ["## Answers", "", torture_line(torture_runs), mutants_line(mutant_runs),
-           inode_line(torture_runs), quiet_line(torture_runs), coverage_line(coverage_runs), kcsan_line(kcsan_runs)]
-    if used:
-        big = sorted(rows, key=lambda r: -r[0])
-        out.append("- hash-bl (`%s`) against the global lock (`%s`): %d changes resolved at the 5%% level in %d "
-                   "calibrated runs%s; %d comparisons resolve no change (their intervals include none)." % (
-                       NEW, BASE, len(rows), len(used),
-                       ", the largest %s on %s (`%s`)" % (big[0][1][4], big[0][1][1], big[0][1][0].strip("`"))
-                       if big else "", unresolved))
-    if left:
-        out.append("- Left out of these answers, %d bench runs: %s." % (
-            len(left), "; ".join("`%s` (%s)" % (n, why) for n, why in left)))
+    """The answers, question by question; with runs of several kernel lines,
+    each question is answered per line, the lines side by side ([6.1],
+    [6.12]): a line differs from another in its whole kernel, not in the
+    series alone, so nothing here sets one line's numbers against another's."""
+    runs = [r for r, _v, _c in bench_verdicts] + list(torture_runs) + list(mutant_runs) + \
+        list(coverage_runs) + list(kcsan_runs)
+    lines = sorted({line_of(r) for r in runs}, key=line_key) or ["6.1"]
+    mark = (lambda text, line: "- [%s] %s" % (line, text[2:])) if len(lines) > 1 else (lambda text, _line: text)
+    mine = lambda rs, line: [r for r in rs if line_of(r) == line]
+    out = ["## Answers", ""]
+    if len(lines) > 1:
+        out += ["Kernel lines: %s, each answered on its own (`[line]`): they differ in the whole kernel "
+                "(Debian's linux-source of each), not in the series alone." % ", ".join(
+                    "%s (%d runs)" % (line, len(mine(runs, line))) for line in lines), ""]
+    for fn, rs in ((torture_line, torture_runs), (mutants_line, mutant_runs), (inode_line, torture_runs),
+                   (quiet_line, torture_runs), (coverage_line, coverage_runs), (kcsan_line, kcsan_runs)):
+        out += [mark(fn(mine(rs, line)), line) for line in lines]
+    tables = []
+    for line in lines:
+        rows, unresolved, used, left = hashbl_changes([v for v in bench_verdicts if line_of(v[0]) == line])
+        if used:
+            big = sorted(rows, key=lambda r: -r[0])
+            out.append(mark("- hash-bl (`%s`) against the global lock (`%s`): %d changes resolved at the 5%% level "
+                            "in %d calibrated runs%s; %d comparisons resolve no change (their intervals include "
+                            "none)." % (NEW, BASE, len(rows), len(used),
+                                        ", the largest %s on %s (`%s`)" % (big[0][1][4], big[0][1][1],
+                                                                           big[0][1][0].strip("`"))
+                                        if big else "", unresolved), line))
+        if left:
+            out.append(mark("- Left out of these answers, %d bench runs: %s." % (
+                len(left), "; ".join("`%s` (%s)" % (n, why) for n, why in left)), line))
+        if rows:
+            shown = sorted(rows, key=lambda r: -r[0])[:SHOWN]
+            tables += ["Resolved changes%s, hash-bl against the global lock (the %d largest of %d; every "
+                       "comparison is in its run's section):" % (" on " + line if len(lines) > 1 else "",
+                                                                  len(shown), len(rows)), ""]
+            tables += table(["run", "metric", "threads", "guest", "change", "95% CI", "within ±2%", "verdict"],
+                            [r for _s, r in shown]) + [""]
     out.append("- Scaling to many CPUs: the next section (a projection from counted critical sections; timed "
                "rates with more vCPUs than host CPUs measure the host's scheduler, not the lock).")
     out.append("")
-    if rows:
-        shown = sorted(rows, key=lambda r: -r[0])[:SHOWN]
-        out += ["Resolved changes, hash-bl against the global lock (the %d largest of %d; every comparison is "
-                "in its run's section):" % (len(shown), len(rows)), ""]
-        out += table(["run", "metric", "threads", "guest", "change", "95% CI", "within ±2%", "verdict"],
-                     [r for _s, r in shown]) + [""]
-    return out
+    return out + tables

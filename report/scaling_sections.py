@@ -234,13 +234,17 @@ def plot(pr, plot_dir, caption):
                         "Projected (lines) and published (points) creates/s", caption, "both")
 
 
-def scaling_lines(bench_runs, plot_dir=None):
+def scaling_lines(bench_runs, plot_dir=None, line=None):
+    """The scaling answer from the newest METRIC=locks run of bench_runs;
+    line: the kernel line they all booted, named in the heading when the
+    report holds several."""
     run = locks_run(bench_runs)
     if run is None:
         return []
     s = Sections(run)
     pr = Projection(s, int(run.params.get("project_to", 64)))
-    out = ["## Does the global inode_hash_lock stop scaling? (from `%s`)" % run.name, ""]
+    out = ["## Does the global inode_hash_lock stop scaling%s? (from `%s`)" % (
+        " on linux-source-%s" % line if line else "", run.name), ""]
     if not pr.ns_per_insn or not pr.new or FIT_PHASE not in s.phases:
         return out + ["`%s` has no %s phase of both a global and a hash-bl kernel: nothing to project." % (
             run.name, FIT_PHASE), ""]

@@ -2,7 +2,7 @@
 # The lab's test suite: run the test groups, count every check, and end with
 # the line "N passed, N failed".
 # usage: tests/run.sh [GROUP...]
-#   GROUP  report series kernel check-series runner kunit torture mutants bench hosts vcpus (default: all)
+#   GROUP  report series kernel check-series lines runner kunit torture mutants bench hosts vcpus (default: all)
 # Each group is tests/t-GROUP.sh; its checks print "ok - ...", "not ok - ..."
 # or "skip - ...", and ends with end_of_group ("# end of group"); it may
 # declare a plan first ("1..N").  A group that dies without checks, is
@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../lib/functions.sh"
 tests=${LAB_TESTS:-$LAB_ROOT/tests}
 
-groups=${*:-report series kernel check-series runner kunit torture mutants bench hosts vcpus}
+groups=${*:-report series kernel check-series lines runner kunit torture mutants bench hosts vcpus}
 out=$LAB_BUILD/tests
 mkdir -p "$out"
 : >"$out/all.txt"

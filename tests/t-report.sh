@@ -76,6 +76,30 @@ echo "$got" | sed -n 1p | grep -q '^- Torture: the newest run of the default set
 echo "$got" | sed -n 2p | grep -q '^- Torture: the newest run, `r2` ' &&
 	pass "answers: ... and with no run of the whole default set, the newest run" ||
 	fail "answers: torture line without a default-set run: $got"
+# Kernel lines: runs of two lines are answered per line, side by side
+# ([6.1], [6.12]), never pooled; runs of one line keep the plain answers.
+got=$(PYTHONPATH="$LAB_ROOT/lib:$LAB_ROOT/report" "$PY" - 2>&1 <<'PYEOF'
+import answers
+class Run:
+    def __init__(self, name, line, names):
+        self.name, self.path, self.env = name, "/nonexistent", {"date": name}
+        if line:
+            self.env["kernel_line"] = line
+        self.scenarios = [{"scenario": n, "judgement": "PASS"} for n in names]
+answers.series_of = answers.series_now = lambda *a: "same"
+print("\n".join(answers.answers_lines([], [Run("a", None, ["A"])], [])))
+print("----")
+print("\n".join(answers.answers_lines([], [Run("a", None, ["A"]), Run("b", "6.12", ["B", "C"])], [])))
+PYEOF
+)
+one=$(echo "$got" | sed '/^----$/,$d') two=$(echo "$got" | sed '1,/^----$/d')
+echo "$one" | grep -q '^- Torture: the newest run, `a` ' && ! echo "$one" | grep -q '^- \[' &&
+	echo "$two" | grep -q '^- \[6\.1\] Torture: the newest run, `a` .*1 of 1 scenarios' &&
+	echo "$two" | grep -q '^- \[6\.12\] Torture: the newest run, `b` .*2 of 2 scenarios' &&
+	echo "$two" | grep -q '^Kernel lines: 6\.1 (1 runs), 6\.12 (1 runs), each answered on its own' &&
+	[ "$(echo "$two" | grep -c '^- \[6\.1\] ')" = "$(echo "$two" | grep -c '^- \[6\.12\] ')" ] &&
+	pass "answers: runs of two kernel lines are answered per line, side by side; one line keeps plain answers" ||
+	fail "answers: kernel lines: $got"
 expect_grep '; inode cache: no gate run\.$' "$rep" "answers: a half of the series that no gate run broke says so"
 expect_grep '^- Inode cache under torture .*`inode-global` at 2 vCPUs: 1 boots, 0 failed, 1000 operations checked; `inode-global` at 4 vCPUs: 1 boots, 0 failed' "$rep" \
 	"answers: the inode torture's boots per kernel and vCPU count"
@@ -266,7 +290,7 @@ expect_grep '^- `fake-h@lab-a`, 2 vCPUs, `bench-hashbl` vs `bench-global` create
 	"report: a run over hosts is compared within its first host (better there)"
 expect_grep '^- `fake-h@lab-b`, 2 vCPUs, `bench-hashbl` vs `bench-global` create/s: worse at 1 thread \(-33\.3%\), 2 threads \(-33\.3%\)' "$rep" \
 	"report: and within its second host (worse there)"
-expect_grep '^\| `fake-h@lab-b` \| bench \| [^|]* \| 8 \| tcg \| 2 \| 0\.25 \|' "$rep" \
+expect_grep '^\| `fake-h@lab-b` \| bench \| 6\.1 \| [^|]* \| 8 \| tcg \| 2 \| 0\.25 \|' "$rep" \
 	"report: each host's section has that host's CPUs and overcommit (from the host-env it brought back)"
 ! grep -q '^## Bench run `fake-h`$' "$rep" && pass "report: no section pools the two hosts" ||
 	fail "report: a section pools the hosts of fake-h"
@@ -396,7 +420,7 @@ class Torture:
         self.scenarios = [{"vcpus": c, "quiet_drain_max_ms": str(d), "quiet_wait_ms": b, "expect": "SUCCESS",
                            "judgement": j, "detectors": det} for c, d, b, j, det in drains]
 answers.series_of = lambda run: "same"
-answers.series_now = lambda: "same"
+answers.series_now = lambda *a: "same"
 print(answers.quiet_line([Torture([("2", 12, "1000", "PASS", "none"), ("8", 40, "1000", "PASS", "none"),
                                     ("2", 30, "1000", "PASS", "none"),
                                     ("32", 980, "1000", "FAIL: x", "quiet,hung_task")])]))

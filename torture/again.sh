@@ -43,14 +43,14 @@ lab=$LAB_ROOT lab_build=$LAB_BUILD
 if [ -n "$patch" ]; then
 	# A mutant, built with the run's own copy of its patch; the build
 	# directory is shared with the mutant gate, so hold it as that does.
-	mkdir -p "$LAB_BUILD/out"
-	exec 7>"$LAB_BUILD/out/$kname.use"
+	mkdir -p "$LAB_OUT"
+	exec 7>"$LAB_OUT/$kname.use"
 	flock -n 7 || { progress again "waiting for another run using build/out/$kname"; flock 7; }
 	"$LAB_ROOT/vm/build-kernel.sh" -e "$patch" -O "$kname" "$flavour" >&2 || exit 1
 else
 	"$LAB_ROOT/vm/build-kernel.sh" "$flavour" >&2 || exit 1
 fi
-benv=$LAB_BUILD/out/$kname/lab-build.env
+benv=$LAB_OUT/$kname/lab-build.env
 want=$(field kernel_config_sha256)/$(field kernel_series_stamp)
 have=$(sed -n 's/^config_sha256=//p' "$benv")/$(sed -n 's/^series_stamp=//p' "$benv")
 if [ "$want" != "$have" ]; then

@@ -17,7 +17,6 @@
 # per-scenario.txt.  torture/coverage.py recomputes them from those files.
 . "$(dirname "$0")/functions.sh"
 
-configs=$LAB_ROOT/torture/configs
 scenarios= duration=10 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/coverage
 while getopts s:d:r:o:h opt; do
 	case $opt in
@@ -29,8 +28,8 @@ while getopts s:d:r:o:h opt; do
 	esac
 done
 if [ -z "$scenarios" ]; then
-	for s in $(grep -v '^#' "$configs/CFLIST"); do
-		grep -q 'torture_type=six_' "$configs/$s.boot" && [ ! -e "$configs/$s.expect" ] &&
+	for s in $(grep -v '^#' "$(scenario_file "CFLIST")"); do
+		grep -q 'torture_type=six_' "$(scenario_file "$s.boot")" && [ ! -e "$(scenario_file "$s.expect")" ] &&
 			scenarios="$scenarios $s"
 	done
 fi
@@ -44,10 +43,14 @@ run_child "$LAB_ROOT/torture/run.sh" -f torture -s "$scenarios" -d "$duration" -
 rc=$?
 [ "$rc" = 130 ] && run_interrupt
 [ -d "$rundir/torture" ] || die "the torture run did not complete (exit $rc); see $rundir"
-kout=$LAB_BUILD/out/torture
+kout=$LAB_OUT/torture
 tree=$(sed -n 's/^tree=//p' "$kout/lab-build.env")
-cp "$kout/kernel/locking/six.gcno" "$rundir/six.gcno" || die "no six.gcno in $kout: was it built with gcov (vm/flavours/torture.conf)?"
-cp "$tree/kernel/locking/six.c" "$rundir/six.c"
+# six.c is kernel/locking/six.c on 6.1 (the series' patch 04), bcachefs's
+# fs/bcachefs/six.c on 6.12.
+six=kernel/locking/six
+[ -e "$tree/$six.c" ] || six=fs/bcachefs/six
+cp "$kout/$six.gcno" "$rundir/six.gcno" || die "no $six.gcno in $kout: was it built with gcov (vm/flavours/torture.conf)?"
+cp "$tree/$six.c" "$rundir/six.c"
 echo "$rc" >"$rundir/torture-exit"
 /usr/bin/python3 "$LAB_ROOT/torture/coverage.py" "$rundir" || die "could not compute coverage of $rundir"
 cat "$rundir/coverage.txt"

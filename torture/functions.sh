@@ -25,6 +25,12 @@ expand_scenarios() {
 		}'
 }
 
+# scenario_file NAME: a file of torture/configs/ (a scenario, NAME.boot,
+# CFLIST...), or this kernel line's own in torture/configs/LINE/.
+scenario_file() {
+	line_path "$LAB_ROOT/torture/configs" "$1"
+}
+
 # scenario_base INSTANCE: the scenario an instance runs (SIX-4.2 -> SIX-4).
 scenario_base() {
 	echo "${1%.[0-9]*}"
@@ -34,7 +40,7 @@ scenario_base() {
 # FLAVOUR when given, else its configs/NAME.flavour, else torture.
 scenario_flavour() {
 	[ -z "$2" ] || { echo "$2"; return; }
-	cat "$LAB_ROOT/torture/configs/$(scenario_base "$1").flavour" 2>/dev/null || echo torture
+	cat "$(scenario_file "$(scenario_base "$1").flavour")" 2>/dev/null || echo torture
 }
 
 # pack_batches CPUS: scenarios packed onto CPUS host CPUs, as kvm.sh's

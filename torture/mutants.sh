@@ -1,7 +1,7 @@
 #!/bin/sh
 # The mutant gate (make torture-mutants): build each mutant of
-# torture/mutants/ (six.c, or the inode cache's fs/inode.c: inode-*) and
-# run the scenarios its header names; a mutant that every scenario passes
+# torture/mutants/ (six.c, or the inode cache's fs/inode.c: inode-*; another
+# kernel line's in torture/mutants/LINE/, LAB_LINE) and run the scenarios its header names; a mutant that every scenario passes
 # was missed.
 # usage: torture/mutants.sh [-m "MUTANT..."] [-F] [-d DURATION_S] [-j CPUS | -H HOSTS_FILE] [-r RUN] [-o DIR]
 #   -m  mutants by name, * as in the shell: 'inode-*' (default: every
@@ -24,7 +24,9 @@
 # every "caught" mutant was caught and every control passed.
 . "$(dirname "$0")/functions.sh"
 
-mdir=$LAB_ROOT/torture/mutants
+# Each kernel line has its own mutants (torture/mutants/LINE/ beside 6.1's):
+# they are patches to that line's six.c and fs/inode.c.
+mdir=$LAB_ROOT/torture/mutants$LAB_LINE_DIR
 mutants= duration=12 run=$(date -u +%Y%m%d-%H%M%S) dir=$LAB_ROOT/results/mutants fast=
 spread=
 while getopts m:Fd:j:H:r:o:h opt; do
@@ -84,7 +86,7 @@ for m in $mutants; do
 		'BEGIN { if (i == 1) print "?"; else printf "%d", s / (i - 1) * (n - i + 1) / 60 }')
 	progress mutants "$m ($i of $n): $scen; about $left min left"
 	t0=$(date +%s)
-	run_child "$LAB_ROOT/torture/run.sh" -e "torture/mutants/$m.patch" -s "$scen" \
+	run_child "$LAB_ROOT/torture/run.sh" -e "${mdir#$LAB_ROOT/}/$m.patch" -s "$scen" \
 		-d "$d" $spread -o "$rundir" -r "$m" >"$rundir/$m.log" 2>&1
 	rc=$?
 	[ "$rc" = 130 ] && run_interrupt

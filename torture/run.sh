@@ -40,15 +40,14 @@ while getopts s:d:c:j:H:r:o:f:e:h opt; do
 	*) usage_from_header; exit 2 ;;
 	esac
 done
-configs=$LAB_ROOT/torture/configs
 set -f  # "N*NAME" is not a file pattern
-[ -n "$scenarios" ] || scenarios=$(grep -v '^#' "$configs/CFLIST")
+[ -n "$scenarios" ] || scenarios=$(grep -v '^#' "$(scenario_file "CFLIST")")
 scenarios=$(expand_scenarios $scenarios)
 for s in $scenarios; do
 	case $s in BAD-REPEAT:*) die_usage "'${s#BAD-REPEAT:}': a repeat is N*SCENARIO with N a whole number from 1" ;; esac
 	b=$(scenario_base "$s")
-	[ -r "$configs/$b" ] && [ -r "$configs/$b.boot" ] ||
-		die_usage "no torture scenario '$b' (have: $(grep -v '^#' "$configs/CFLIST" | paste -sd' ' -))"
+	[ -r "$(scenario_file "$b")" ] && [ -r "$(scenario_file "$b.boot")" ] ||
+		die_usage "no torture scenario '$b' (have: $(grep -v '^#' "$(scenario_file "CFLIST")" | paste -sd' ' -))"
 done
 is_uint "$duration" && [ "$duration" -ge 1 ] || die_usage "DURATION must be a whole number of seconds, not '$duration'"
 [ -z "$vcpus" ] || "$LAB_ROOT/vm/check-vcpus.sh" "$vcpus" || exit 2
@@ -70,7 +69,7 @@ rundir=$run_dir
 # scenarios fit it too: 46 s for 20 s at 4 vCPUs), so that the first line
 # says when the boots will end.
 instance_vcpus() {
-	echo "${vcpus:-$(scenario_vcpus "$configs/$(scenario_base "$1")")}"
+	echo "${vcpus:-$(scenario_vcpus "$(scenario_file "$(scenario_base "$1")")")}"
 }
 if [ -z "$hosts" ]; then
 	for s in $scenarios; do
@@ -95,8 +94,8 @@ t_build=$(date +%s)
 if [ -n "$extra" ]; then
 	# The build directory is shared by every patched run: hold it until
 	# the last boot is done.
-	mkdir -p "$LAB_BUILD/out"
-	exec 7>"$LAB_BUILD/out/$flavours-mutant.use"
+	mkdir -p "$LAB_OUT"
+	exec 7>"$LAB_OUT/$flavours-mutant.use"
 	flock -n 7 || { progress torture "waiting for another run using build/out/$flavours-mutant"; flock 7; }
 	run_child "$LAB_ROOT/vm/build-kernel.sh" -e "$extra" -O "$flavours-mutant" "$flavours" || exit 1
 else
@@ -105,7 +104,7 @@ else
 	done
 fi
 # kout INSTANCE: the built kernel that boots it.
-kout() { echo "$LAB_BUILD/out/$(scenario_flavour "$1" "$flavour")${extra:+-mutant}"; }
+kout() { echo "$LAB_OUT/$(scenario_flavour "$1" "$flavour")${extra:+-mutant}"; }
 record_provenance "$rundir"
 echo $(( $(date +%s) - t_build )) >"$rundir/provenance/build-seconds"
 [ -z "$extra" ] || cp "$LAB_ROOT/$extra" "$rundir/provenance/extra.patch"

@@ -30,9 +30,8 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] && [ -n "$sd" ] && { [ "$mode" = judge ] || { [ -n "$kout" ] && [ -n "$duration" ]; }; } ||
 	{ usage_from_header; exit 2; }
 s=$1
-configs=$LAB_ROOT/torture/configs
 b=$(scenario_base "$s")
-c=${vcpus:-$(scenario_vcpus "$configs/$b")}
+c=${vcpus:-$(scenario_vcpus "$(scenario_file "$b")")}
 
 judge() {
 	grep -E '^ *[^ ]*(torture|six_nest|pcpu_rwsem)[^ ]*:' "$sd/guest/lock_stat.txt" \
@@ -43,7 +42,7 @@ judge() {
 
 mkdir -p "$sd"
 echo "started=$(date +%s)" >"$sd/schedule.tmp"
-cp "$configs/$b" "$sd/config-fragment"
+cp "$(scenario_file "$b")" "$sd/config-fragment"
 basename "$kout" >"$sd/flavour"  # the kernel's build (FLAVOUR or FLAVOUR-mutant)
 # Time bounds of the liveness detectors (stall_secs, quiet_wait_ms, the
 # hung-task timeout) hold up to 4 vCPUs a host CPU: no unmutated boot at 2,
@@ -53,17 +52,17 @@ basename "$kout" >"$sd/flavour"  # the kernel's build (FLAVOUR or FLAVOUR-mutant
 # so beyond 4 vCPUs a host CPU they grow with the overcommit.  (This host's
 # CPUs: neither neighbours packed by CPUS= nor a HOSTS= host are counted.)
 scale=$(( (c + 4 * $(nproc) - 1) / (4 * $(nproc)) ))
-boot=$(cat "$configs/$b.boot")
+boot=$(cat "$(scenario_file "$b.boot")")
 if [ "$scale" -gt 1 ]; then
 	boot=$(echo "$boot" | tr ' ' '\n' | awk -v k="$scale" -F= '
 		$1 ~ /^(locktorture\.stall_secs|locktorture\.quiet_wait_ms|lab\.hung_task_secs)$/ { $0 = $1 "=" $2 * k }
 		{ printf "%s%s", sep, $0; sep = " " }')
 fi
 echo "$boot lab.duration=$duration" >"$sd/boot"
-cat "$configs/$b.expect" 2>/dev/null >"$sd/expect" || echo SUCCESS >"$sd/expect"
+cat "$(scenario_file "$b.expect")" 2>/dev/null >"$sd/expect" || echo SUCCESS >"$sd/expect"
 # The fragment's CONFIG_NR_CPUS is the scenario's vCPU count (as in
 # upstream's kvm.sh); every other option must be in the torture kernel.
-grep -v '^CONFIG_NR_CPUS=' "$configs/$b" >"$sd/config-required"
+grep -v '^CONFIG_NR_CPUS=' "$(scenario_file "$b")" >"$sd/config-required"
 if ! "$LAB_ROOT/vm/check-config.sh" "$kout/.config" "$sd/config-required" 2>"$sd/config-check.log"; then
 	echo "FAIL: the torture kernel lacks options of $s; see config-check.log" >"$sd/judgement"
 	exit 1

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build one kernel flavour out of tree, with ccache.
 # usage: vm/build-kernel.sh [-e PATCH]... [-O NAME] FLAVOUR [TARGET...]
-#   FLAVOUR  a file vm/flavours/FLAVOUR.conf: EXCLUDE (patches left out),
+#   FLAVOUR  a file vm/flavours/FLAVOUR.conf (vm/flavours/LINE/ for another
+#            kernel line than 6.1, LAB_LINE): EXCLUDE (patches left out),
 #            EXTRA (patches applied after the series), FRAGMENTS (configs),
 #            MAKEVARS (make variables for every make of the tree: per-file
 #            instrumentation such as GCOV_PROFILE_six.o=y)
@@ -9,7 +10,7 @@
 #            a torture mutant
 #   -O       output name (default FLAVOUR): build/out/NAME
 #   TARGET   make targets instead of the kernel image (e.g. fs/inode.o)
-# Output: build/out/NAME/ with arch/x86/boot/bzImage, modules under
+# Output: build/out/NAME/ (build/out-LINE/NAME/ for another line) with arch/x86/boot/bzImage, modules under
 # modroot/, build.log, and lab-build.env describing the build.  The .config is
 # regenerated only when a fragment or the tree changed, so an unchanged
 # flavour rebuilds in seconds.
@@ -36,8 +37,8 @@ shift $((OPTIND - 1))
 flavour=$1
 name=${name:-$flavour}
 shift
-conf=$LAB_ROOT/vm/flavours/$flavour.conf
-[ -r "$conf" ] || die "unknown kernel flavour '$flavour' (have: $(cd "$LAB_ROOT/vm/flavours" && ls | sed 's/\.conf$//' | paste -sd' ' -))"
+conf=$LAB_FLAVOURS/$flavour.conf
+[ -r "$conf" ] || die "unknown kernel flavour '$flavour' of line $LAB_LINE (have: $(cd "$LAB_FLAVOURS" && ls *.conf | sed 's/\.conf$//' | paste -sd' ' -))"
 EXCLUDE=
 EXTRA=
 FRAGMENTS=
@@ -52,7 +53,7 @@ need_cmd bison bison
 need_cmd bc bc
 need_pkg libelf-dev libssl-dev
 
-out=$LAB_BUILD/out/$name
+out=$LAB_OUT/$name
 mkdir -p "$out"
 need_space "$out" 2000
 # One build of an output directory at a time, tree included: a second waits
@@ -63,7 +64,7 @@ tree=$("$LAB_ROOT/vm/tree.sh" $(for p in $EXTRA $extra_cli; do printf -- '-p %s 
 
 frags=
 for f in $FRAGMENTS; do
-	frags="$frags $LAB_ROOT/vm/kconfig/$f.config"
+	frags="$frags $(line_path "$LAB_ROOT/vm/kconfig" "$f.config")"
 done
 # Relative paths let the flavours that share a tree share cache entries.
 # Depend mode: ccache keys on the source and the headers gcc's dependency
@@ -104,7 +105,7 @@ at_out() {
 # of a tree is the pristine one.
 patch_files() {
 	[ -r "$1/.lab-patches" ] || return 0
-	(cd "$LAB_ROOT/patches" && sed -n -e 's|^+++ b/||p' -e 's|^--- a/||p' $(cat "$1/.lab-patches") /dev/null) |
+	(cd "$LAB_PATCHES" && sed -n -e 's|^+++ b/||p' -e 's|^--- a/||p' $(cat "$1/.lab-patches") /dev/null) |
 		sort -u
 }
 
@@ -129,17 +130,17 @@ sync_mtimes() {
 
 # Start a new output directory from a built flavour with the same fragments.
 if [ -n "$fixed" ] && [ ! -r "$out/lab-build.env" ] && [ ! -r "$out/.config" ]; then
-	for f in "$LAB_ROOT"/vm/flavours/*.conf; do
+	for f in "$LAB_FLAVOURS"/*.conf; do
 		seed=$(basename "$f" .conf)
-		[ "$seed" != "$name" ] && [ -r "$LAB_BUILD/out/$seed/lab-build.env" ] || continue
+		[ "$seed" != "$name" ] && [ -r "$LAB_OUT/$seed/lab-build.env" ] || continue
 		[ "$(. "$f"; echo $FRAGMENTS)" = "$(echo $FRAGMENTS)" ] || continue
-		grep -q '^fixed_path=1$' "$LAB_BUILD/out/$seed/lab-build.env" || continue
-		seedtree=$(sed -n 's/^tree=//p' "$LAB_BUILD/out/$seed/lab-build.env")
+		grep -q '^fixed_path=1$' "$LAB_OUT/$seed/lab-build.env" || continue
+		seedtree=$(sed -n 's/^tree=//p' "$LAB_OUT/$seed/lab-build.env")
 		[ -r "$seedtree/.lab-stamp" ] || continue
 		progress build "$name: starting from the build of $seed (same fragments; only what differs is compiled)"
 		# The seed's own lock: it must not change while it is copied.
-		(flock 8; cp -a --reflink=auto "$LAB_BUILD/out/$seed/." "$out/") 8>"$LAB_BUILD/out/$seed/.lock" ||
-			die "could not copy $LAB_BUILD/out/$seed to $out"
+		(flock 8; cp -a --reflink=auto "$LAB_OUT/$seed/." "$out/") 8>"$LAB_OUT/$seed/.lock" ||
+			die "could not copy $LAB_OUT/$seed to $out"
 		rm -f "$out/lab-build.env"
 		echo "$seedtree" >"$out/.lab-tree"
 		break
@@ -228,6 +229,7 @@ fi
 
 {
 	echo "flavour=$flavour"
+	echo "line=$LAB_LINE"
 	echo "name=$name"
 	echo "extra_patches=$(echo $EXTRA $extra_cli)"
 	echo "fixed_path=${fixed:-0}"

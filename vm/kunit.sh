@@ -11,7 +11,7 @@
 
 [ $# -ge 1 ] || { usage_from_header; exit 2; }
 out=$1 vcpus=${2:-2} flavour=${3:-torture}
-kernel=$LAB_BUILD/out/$flavour/arch/x86/boot/bzImage
+kernel=$LAB_OUT/$flavour/arch/x86/boot/bzImage
 "$LAB_ROOT/vm/run.sh" -k "$kernel" -o "$out" -c "$vcpus" -p "$LAB_ROOT/vm/payloads/kunit" ||
 	die "KUnit boot failed: $(cat "$out/verdict" 2>/dev/null)"
 cat "$out"/guest/kunit/*.ktap | awk -f "$LAB_ROOT/vm/ktap.awk" | write_atomic "$out/kunit.txt"

@@ -1,11 +1,11 @@
 #!/bin/sh
-# Prepare a kernel source tree: Debian's linux-source-6.1 plus the lab's series.
+# Prepare a kernel source tree: Debian's linux-source-LINE plus the lab's series for it.
 # usage: vm/tree.sh [-p EXTRA_PATCH]... [EXCLUDE...]
 #   EXCLUDE  numbers of patches to leave out (e.g. 0020 0021 0022), or "all"
 #            for the vanilla tree.  Prints the tree's path on stdout.
 #   -p       a patch outside the series, applied after it (a path from the
 #            lab's root, e.g. a deliberately broken lock for a negative test)
-# Trees live in build/src/ and share unchanged files with the pristine
+# Trees live in build/src/ (build/src-LINE/ for another line than 6.1) and share unchanged files with the pristine
 # unpacked tarball through hard links (GNU patch replaces the files it
 # patches, so the pristine copy is never written).  A tree is made again only
 # when the package version or a patch it uses has changed, or when a file a
@@ -33,7 +33,7 @@ need_cmd xz xz-utils
 [ -r "$LAB_SRC_TARBALL" ] || need_pkg "$LAB_SRC_PACKAGE"
 [ -r "$LAB_SRC_TARBALL" ] || die "$LAB_SRC_TARBALL is missing although $LAB_SRC_PACKAGE is installed"
 debver=$(debian_source_version)
-src=$LAB_BUILD/src
+src=$LAB_SRCDIR
 pristine=$src/pristine-$debver
 mkdir -p "$src"
 # One tree.sh at a time: two builds started together (make test builds in
@@ -58,15 +58,15 @@ while read -r p; do
 	case "$p" in '' | '#'*) continue ;; esac
 	num=${p%%-*}
 	case " $* " in *" all "* | *" $num "*) continue ;; esac
-	[ -r "$LAB_ROOT/patches/$p" ] || die "patches/series names $p, which is not in patches/"
+	[ -r "$LAB_PATCHES/$p" ] || die "${LAB_PATCHES#$LAB_ROOT/}/series names $p, which is not in ${LAB_PATCHES#$LAB_ROOT/}/"
 	patches="$patches $p"
-done <"$LAB_ROOT/patches/series"
+done <"$LAB_PATCHES/series"
 for p in $extra; do
 	name=$name+$(basename "$p" .patch)
 	patches="$patches $p"
 done
 
-stamp=$( (echo "$debver"; cd "$LAB_ROOT/patches" && cat $patches /dev/null) | sha256sum | cut -c1-16)
+stamp=$( (echo "$debver"; cd "$LAB_PATCHES" && cat $patches /dev/null) | sha256sum | cut -c1-16)
 tree=$src/$name
 old=$tree
 # A made tree is reused only while every file its patches wrote is as they
@@ -90,14 +90,14 @@ progress tree "making $name tree: $(echo $patches | wc -w) patches on $LAB_SRC_P
 rm -rf "$tree.tmp"
 cp -al "$pristine" "$tree.tmp"
 if [ -n "$patches" ]; then
-	(cd "$LAB_ROOT/patches" && "$LAB_ROOT/vm/apply-series.sh" "$tree.tmp" $patches) >&2 || {
+	(cd "$LAB_PATCHES" && "$LAB_ROOT/vm/apply-series.sh" "$tree.tmp" $patches) >&2 || {
 		rm -rf "$tree.tmp"
 		die "the series does not apply to $LAB_SRC_PACKAGE $debver (see above)"
 	}
 fi
 # Patched files whose content did not change keep the old tree's mtime, so
 # that editing one patch rebuilds only what that patch affects.
-written=$( (cd "$LAB_ROOT/patches" && sed -n 's|^+++ b/||p' $patches /dev/null) | sort -u)
+written=$( (cd "$LAB_PATCHES" && sed -n 's|^+++ b/||p' $patches /dev/null) | sort -u)
 if [ -d "$old" ]; then
 	for f in $written; do
 		cmp -s "$old/$f" "$tree.tmp/$f" && touch -r "$old/$f" "$tree.tmp/$f"
