@@ -44,7 +44,8 @@ help:
 	@echo '                        HOSTS=FILE: each repeat booted whole on one ssh host; compared per host'
 	@echo '  make bench-recheck    results.csv and summary.txt again from the stored boots RUN=<run>'
 	@echo '  make report           REPORT.md and plots/ from every complete run in results/'
-	@echo '                        [RUN="run ..."] or run to run [BASE=<run> NEW=<run>]'
+	@echo '                        [RUN="run ..."] or run to run [BASE=<run> NEW=<run>]; every kernel'
+	@echo '                        line side by side, or LINE=6.12: that line'"'"'s runs alone'
 	@echo '  make torture-recheck  re-judge a stored torture run without booting RUN=<run>'
 	@echo '  make torture-again    boot one stored scenario again and judge it RUN=<run> SCENARIO=<name>'
 	@echo '  make torture-mutants  the mutant gate: does the torture catch broken six locks and a broken'
@@ -112,7 +113,7 @@ report:
 	@test -z "$(BASE)$(NEW)" || test -n "$(BASE)" -a -n "$(NEW)" || \
 		{ echo 'usage: make report [RUN="run ..."] or make report BASE=<run> NEW=<run>'; exit 2; }
 	/usr/bin/python3 report/report.py $(if $(call given,RUN),$(RUN)) \
-		$(if $(BASE),--base "$(BASE)" --new "$(NEW)")
+		$(if $(BASE),--base "$(BASE)" --new "$(NEW)") $(if $(call given,LINE),--line "$(LINE)")
 
 torture-mutants: setup
 	torture/mutants.sh -r $(RUN) $(call opt,MUTANTS,-m) $(call opt,DURATION,-d) $(call opt,CPUS,-j) $(call opt,HOSTS,-H) $(if $(FAST),-F); \

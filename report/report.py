@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Make REPORT.md and plots/ from stored runs (make report).
 
-usage: report/report.py [-r RESULTS] [-o OUTDIR] [--base RUN --new RUN] [RUN ...]
+usage: report/report.py [-r RESULTS] [-o OUTDIR] [--base RUN --new RUN] [--line LINE] [RUN ...]
 
 RUN names a complete run in RESULTS/bench/ or RESULTS/torture/ (default:
 every complete run there); a RUN.partial is never reported.  --base and
 --new add a run-to-run comparison of two runs of the same kind (same
-kernels, same vCPUs), both reported.  Writes OUTDIR/REPORT.md and
+kernels, same vCPUs), both reported.  --line keeps only the runs of one
+kernel line (6.1, 6.12); without it every line is reported, side by
+side.  Writes OUTDIR/REPORT.md and
 OUTDIR/plots/ (default OUTDIR: the lab's root), replacing both only once
 everything is made.  The same runs always give the same files: every number
 comes from the runs, the statistics use fixed seeds, nothing is dated.
@@ -30,7 +32,7 @@ import stats  # noqa: E402
 from runs import SIDES, RunError, all_runs, find_runs  # noqa: E402
 from bench_sections import bench_section, comparison_table, trust  # noqa: E402
 from context import context_lines  # noqa: E402
-from scaling_sections import scaling_lines  # noqa: E402
+from scaling_sections import lines_lines, scaling_lines  # noqa: E402
 from answers import answers_lines, line_key, line_of, series_of  # noqa: E402
 from markdown import COMPARISON_HEAD, comparison_row, env_line, fmt_change, table  # noqa: E402
 from torture_sections import coverage_section, kcsan_section, mutants_section, torture_section  # noqa: E402
@@ -188,6 +190,8 @@ def build(runs, base=None, new=None, plot_dir=None):
     head += answers_lines(bench_verdicts, torture_runs, mutant_runs, coverage_runs, kcsan_runs)
     # One scaling answer per kernel line, side by side, never pooled.
     lines = sorted({line_of(r) for r in runs}, key=line_key)
+    if len(lines) > 1:
+        head += lines_lines([(line, [r for r in bench_runs if line_of(r) == line]) for line in lines])
     for line in lines:
         head += scaling_lines([r for r in bench_runs if line_of(r) == line], plot_dir,
                               line if len(lines) > 1 else None)
@@ -210,6 +214,7 @@ def main():
     ap.add_argument("-o", "--outdir", default=LAB)
     ap.add_argument("--base")
     ap.add_argument("--new")
+    ap.add_argument("--line", help="only the runs of this kernel line (default: every line, side by side)")
     ap.add_argument("runs", nargs="*")
     args = ap.parse_args()
     # A directory of its own: two reports at once never share a temporary path.
@@ -226,6 +231,10 @@ def main():
         if not names:
             raise ReportError("no complete runs in %s: run make torture or make bench first" % args.results)
         runs = find_runs(args.results, names)
+        if args.line:
+            runs = [r for r in runs if line_of(r) == args.line]
+            if not runs:
+                raise ReportError("no complete run of kernel line %s among the runs asked for" % args.line)
         byname = {r.name: r for r in runs}
         pair = [None, None]
         if args.base:

@@ -282,3 +282,45 @@ def scaling_lines(bench_runs, plot_dir=None, line=None):
                     side.env.get("overcommit", "?"), side.n_repeats), ""]
     out += ["Per lock, phase and kernel, with CVs: `bench/summarize.py results/bench/%s`." % run.name, ""]
     return out
+
+
+def lines_lines(by_line):
+    """The kernel lines' scaling answers side by side (by_line: [(line,
+    bench runs)]): per line, what was counted on the global kernel's
+    inode_hash_lock at one thread, the projected hash-bl gain, and the lock
+    each kernel's projection is busiest on at 64 CPUs, where the contention
+    goes.  Each line's numbers are its own run's; nothing here is a ratio
+    between lines."""
+    rows = []
+    for line, runs in by_line:
+        run = locks_run(runs)
+        if run is None:
+            rows.append([line, "no METRIC=locks run"] + ["-"] * 6)
+            continue
+        s = Sections(run)
+        pr = Projection(s, int(run.params.get("project_to", 64)))
+        a, b = pr.points(pr.base, FIT_PHASE), pr.points(pr.new, FIT_PHASE)
+        if not a or not b:
+            rows.append([line, "`%s`: no %s phase of both kernels" % (run.name, FIT_PHASE)] + ["-"] * 6)
+            continue
+        hl = next((c for c in s.classes(pr.base, FIT_PHASE) if c["name"] == HASH_LOCK), None)
+        top = lambda p: max(p[-1]["locks"].items(), key=lambda kv: kv[1]["utilisation"], default=(None, None))
+        (ga, ua), (gb, ub) = top(a), top(b)
+        rows.append([line, "`%s`" % run.name,
+                     "%.2f × %.1f" % (hl["acq"], hl["hold"]) if hl else "not taken",
+                     fmt_gain(pr.gain(FIT_PHASE, 32)), fmt_gain(pr.gain(FIT_PHASE, len(a))),
+                     "`%s` %s" % (ga, pct(ua["utilisation"])) if ga else "-",
+                     "`%s` %s" % (gb, pct(ub["utilisation"])) if gb else "-",
+                     "%.3f" % pr.ns_per_insn])
+    return (["### The kernel lines side by side (projections)", "",
+             "Each line's newest METRIC=locks run, projected with the same model and its own fit (the "
+             "sections below): the lines differ in the whole kernel, so a difference between rows is the "
+             "kernel's, not the series' alone.", ""] +
+            table(["line", "run", "`%s` at 1 thread, global kernel: acquisitions/create × instructions held" % HASH_LOCK,
+                   "projected hash-bl gain, 32 CPUs", "at %s CPUs" % CPUS_SHOWN[-1],
+                   "busiest lock at %s CPUs, global kernel" % CPUS_SHOWN[-1],
+                   "busiest lock at %s CPUs, hash-bl" % CPUS_SHOWN[-1], "fitted ns/instruction"], rows) + [""])
+
+
+def fmt_gain(g):
+    return "-" if g is None else "%+.1f%%" % (100 * g)

@@ -30,7 +30,7 @@ rc=$?
 export LAB_LINE=6.12
 need_pkg linux-source-6.12
 if tree=$("$LAB_ROOT/vm/tree.sh" 2>"$o/tree.err"); then
-	want=$(grep -v '^#' "$LAB_PATCHES/series" | grep -c .)
+	want=$(grep -v '^#' "$LAB_ROOT/patches/6.12/series" | grep -c .)
 	[ "$(grep -c . "$tree/.lab-patches")" = "$want" ] && grep -q '^6\.12\.' "$tree/.lab-debian-version" &&
 		[ -e "$tree/fs/bcachefs/six.c" ] && grep -q 'hlist_bl_head' "$tree/fs/inode.c" &&
 		pass "lines: the $want patches of patches/6.12/series apply to linux-source-6.12 $(cat "$tree/.lab-debian-version")" ||
@@ -49,6 +49,11 @@ rc=$?
 [ $rc != 0 ] && grep -q "0022-vfs-inode-cache-conversion-to-hash-bl.patch does not apply: fs/inode.c" "$o/neg.err" &&
 	pass "lines: negative control: 6.1's patch 0022 on 6.12 is refused, naming the patch and fs/inode.c" ||
 	fail "lines: 6.1's patch 0022 on 6.12 was not refused as it should (exit $rc); see $o/neg.err"
+
+# Patch 0036's rcutorture scenarios on 6.12 (LOCK10..LOCK14, SIXBUSTED: 6.12
+# has its own LOCK08 and LOCK09) name real options and parameters.
+check "lines: the 6.12 tree's configs/lock scenarios name real Kconfig options and locktorture parameters" \
+	"$LAB_ROOT/torture/check-lock-configs.sh" "$tree"
 
 # Every file the 6.12 series touches, and every user of what it converts.
 "$LAB_ROOT/vm/check-series.sh" "$o/check-series.txt" >/dev/null 2>"$o/check-series.stderr"
