@@ -5,11 +5,11 @@ LAB_ROOT=${LAB_ROOT:-$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)}
 LAB_BUILD=${LAB_BUILD:-$LAB_ROOT/build}
 LAB_START=${LAB_START:-$(date +%s)}
 # The kernel line: which Debian linux-source package the lab patches, builds
-# and boots (make LINE=6.12 ..., which sets LAB_LINE).  6.1 keeps the lab's first paths; another
-# line has its own series (patches/LINE/), flavours (vm/flavours/LINE/),
-# trees (build/src-LINE) and builds (build/out-LINE); a Kconfig fragment,
-# torture scenario or CFLIST of its own (DIR/LINE/NAME) replaces the shared
-# one (line_path).
+# and boots (make LINE=6.12 ..., which sets LAB_LINE).  6.1 keeps the lab's
+# first paths; another line has its own series (patches/LINE/), flavours
+# (vm/flavours/LINE/), trees (build/src-LINE) and builds (build/out-LINE);
+# a Kconfig fragment, torture scenario or CFLIST of its own (DIR/LINE/NAME)
+# replaces the shared one (line_path).
 LAB_LINE=${LAB_LINE:-6.1}
 case $LAB_LINE in
 6.1) LAB_LINE_DIR= LAB_LINE_SUFFIX= ;;
