@@ -187,6 +187,28 @@ fi
 
 targets=bzImage
 grep -q '^CONFIG_MODULES=y' "$out/.config" && targets="$targets modules"
+
+# A build that finished wrote .lab-built: what it was made of (tree, series,
+# config, make variables, compiler) and every file it left in the output
+# directory (name, size, time).  With all of that unchanged and no file of
+# the tree newer, make would compile nothing, and walking the tree takes it
+# some 13 s; the suite and every run rebuild their kernels many times.
+# LAB_BUILD_MAKE=1 runs make anyway.
+build_key() {
+	{
+		echo "$tree $(cat "$tree/.lab-stamp") $cfgstamp $targets $MAKEVARS"
+		gcc --version | head -n 1
+		(cd "$out" && find . \( -path ./modroot -o -name '.lab-*' -o -name .lock -o -name build.log \
+			-o -name config.log -o -name lab-build.env \) -prune -o -type f -printf '%p %s %T@\n' | LC_ALL=C sort)
+	} | sha256sum | cut -c1-64
+}
+if [ "${LAB_BUILD_MAKE:-0}" != 1 ] && [ -r "$out/.lab-built" ] && [ -r "$out/lab-build.env" ] &&
+	[ -z "$(find "$tree" -newer "$out/.lab-built" -print -quit)" ] &&
+	[ "$(build_key)" = "$(cat "$out/.lab-built")" ]; then
+	progress build "$name: done (0 objects compiled) -> $out/arch/x86/boot/bzImage (up to date: nothing changed since its build)"
+	exit 0
+fi
+rm -f "$out/.lab-built"
 # What is left: out of the last full build's object count, when there was one.
 total=$(cat "$out/.lab-objcount" 2>/dev/null)
 of=" objects (first build, total unknown)"
@@ -244,4 +266,5 @@ fi
 	echo "series_stamp=$(cat "$tree/.lab-stamp")"
 	echo "compiler=$(gcc --version | head -n 1)"
 } | write_atomic "$out/lab-build.env"
+build_key | write_atomic "$out/.lab-built"
 progress build "$name: done ($n objects compiled) -> $out/arch/x86/boot/bzImage"
