@@ -25,6 +25,12 @@ INODE_HASH_FUNCS = ("insert_inode_locked", "inode_insert5", "iget_locked", "iloo
                     "__remove_inode_hash", "__wait_on_freeing_inode")
 
 
+def line_of(run):
+    """The kernel line a run booted (its kernels' lab-build.env, kernel_line=
+    in each boot's env); runs made before the lab had lines are 6.1's."""
+    return run.env.get("kernel_line") or "6.1"
+
+
 class RunError(Exception):
     """A run that cannot be reported: missing, incomplete or unreadable."""
 

@@ -7,7 +7,8 @@ import os
 
 import stats
 from bench_sections import trust
-from torture_sections import kcsan_mutant
+from runs import line_of  # noqa: F401 (report.py takes it from here)
+from torture_sections import kcsan_extra
 from markdown import fmt_change, table
 
 BASE, NEW = "bench-global", "bench-hashbl"
@@ -24,12 +25,6 @@ def series_of(run):
         return None
     n = sum(1 for line in data.decode().splitlines() if line.strip())
     return "%d patches, `%s`" % (n, hashlib.sha256(data).hexdigest()[:12])
-
-
-def line_of(run):
-    """The kernel line a run booted (its kernels' lab-build.env, kernel_line=
-    in each boot's env); runs made before the lab had lines are 6.1's."""
-    return run.env.get("kernel_line") or "6.1"
 
 
 def line_key(line):
@@ -161,23 +156,29 @@ def coverage_line(coverage_runs):
 
 
 def kcsan_line(kcsan_runs):
-    """The newest KCSAN run without a mutant, its reports by kind; then how
-    many runs were made with a mutant (set against it in their sections)."""
-    plain = [r for r in kcsan_runs if kcsan_mutant(r) is None]
+    """The newest KCSAN run without a patch, its reports by kind; then the
+    runs made with a mutant (set against it in their sections), and what
+    each run made with a lab fix no longer shows of it."""
+    plain = [r for r in kcsan_runs if kcsan_extra(r) is None]
     run = newest(plain)
     if run is None:
         return "- KCSAN: no run without a mutant in `results/kcsan/` (torture/run.sh -f torture-kcsan -o results/kcsan)."
     races = run.races()
     top = sorted(races.items(), key=lambda kv: -kv[1][0])[:3]
-    muts = [r for r in kcsan_runs if r not in plain]
+    muts = [r for r in kcsan_runs if r not in plain and kcsan_extra(r)[1]]
+    fixes = [r for r in kcsan_runs if r not in plain and not kcsan_extra(r)[1]]
+    fixed = ["`%s` (%s): %d reports of %d kinds; of `%s`'s %d kinds, %d not shown" % (
+        r.name, kcsan_extra(r)[0], sum(n for n, _ in r.races().values()), len(r.races()), run.name,
+        len(races), len(set(races) - set(r.races()))) for r in fixes]
     return ("- KCSAN (strict, weak memory; six.c and locktorture.c instrumented): the newest run, `%s`, %d "
-            "scenarios, %s.%s" % (run.name, len(run.scenarios),
-                                  "no report" if not races else "%d reports of %d kinds, the most frequent %s" % (
-                                      sum(n for n, _ in races.values()), len(races),
-                                      "; ".join("`%s` (%d, in %d scenarios)" % (t, n, len(sc))
-                                                for t, (n, sc) in top)),
-                                  " Runs with a mutant: %s, each set against it in its section." % ", ".join(
-                                      "`%s`" % r.name for r in muts) if muts else ""))
+            "scenarios, %s.%s%s" % (run.name, len(run.scenarios),
+                                    "no report" if not races else "%d reports of %d kinds, the most frequent %s" % (
+                                        sum(n for n, _ in races.values()), len(races),
+                                        "; ".join("`%s` (%d, in %d scenarios)" % (t, n, len(sc))
+                                                  for t, (n, sc) in top)),
+                                    " Runs with a mutant: %s, each set against it in its section." % ", ".join(
+                                        "`%s`" % r.name for r in muts) if muts else "",
+                                    " With a lab fix: %s." % "; ".join(fixed) if fixed else ""))
 
 
 def quiet_line(torture_runs):

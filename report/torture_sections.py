@@ -1,10 +1,11 @@
 """The sections of REPORT.md about torture runs and the mutant gate."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import plots  # noqa: E402
-from runs import SIDES  # noqa: E402
+from runs import SIDES, line_of  # noqa: E402
 from markdown import COMPARISON_HEAD, comparison_row, env_line, table  # noqa: E402
 
 
@@ -169,24 +170,35 @@ def coverage_section(runs):
     return out + [""]
 
 
-def kcsan_mutant(run):
-    """The mutant a KCSAN run was made with (its provenance), or None."""
-    p = os.path.join(run.path, "provenance", "extra.patch")
+def kcsan_extra(run):
+    """The patch a KCSAN run was made with on top of its kernel (provenance/
+    extra.patch), as (name, is_mutant): a mutant by its Mutant: header, a
+    lab fix by its Subject:; None for a run of the kernel as it is."""
     try:
-        first = open(p).readline()
+        head = open(os.path.join(run.path, "provenance", "extra.patch")).read(8192).splitlines()
     except OSError:
         return None
-    return first.split(":", 1)[1].strip() if first.startswith("Mutant:") else os.path.basename(p)
+    for line in head:
+        if line.startswith("Mutant:"):
+            return line.split(":", 1)[1].strip(), True
+    subject = [re.sub(r"^\[[^]]*\]\s*", "", line.split(":", 1)[1].strip())
+               for line in head if line.startswith("Subject:")]
+    return (subject[0] if subject else "an unnamed patch"), False
+
+
+def kcsan_base(run, runs):
+    """The newest run without a patch of run's kernel line, or None."""
+    plain = [r for r in runs if kcsan_extra(r) is None and line_of(r) == line_of(run)]
+    return max(plain, key=lambda r: r.env.get("date", "")) if plain else None
 
 
 def kcsan_section(runs):
     """Each KCSAN run: per scenario its judgement and KCSAN's reports, then
     the kinds of report with the scenarios that printed them.  A run made
-    with a mutant is set against the newest run without one: a kind of
-    report that only the mutant shows is what KCSAN saw of it."""
+    with a patch is set against the newest run without one of its kernel
+    line: a kind that only a mutant shows is what KCSAN saw of it, and a
+    kind that a lab fix no longer shows is what the fix removed."""
     out = []
-    plain = [r for r in runs if kcsan_mutant(r) is None]
-    base = max(plain, key=lambda r: r.env.get("date", "")) if plain else None
     for r in sorted(runs, key=lambda r: r.env.get("date", "")):
         out += ["## KCSAN: `%s`" % r.name, "",
                 "The six scenarios on the `torture-kcsan` kernel: KCSAN strict, modelling weak memory, in "
@@ -197,14 +209,19 @@ def kcsan_section(runs):
                      [[s.get("scenario", "?"), s.get("vcpus", "?"), s.get("judgement", "?"),
                        s.get("badness_kcsan", "?")] for s in r.scenarios])
         races = r.races()
-        mutant = kcsan_mutant(r)
-        if mutant and base is not None:
+        extra, base = kcsan_extra(r), kcsan_base(r, runs)
+        if extra and base is not None:
             new = sorted(set(races) - set(base.races()))
-            out += ["", "Made with a mutant: %s.  Kinds of report that `%s` (no mutant) did not show: %s.  "
-                    "KCSAN samples accesses with watchpoints, so kinds come and go between runs without a "
-                    "mutant too: a new kind is evidence only when it is in the code the mutant changed." % (
-                        mutant, base.name,
-                        "none" if not new else "%d (%s)" % (len(new), "; ".join("`%s`" % t for t in new)))]
+            gone = sorted(set(base.races()) - set(races))
+            named = lambda kinds: "none" if not kinds else "%d (%s)" % (len(kinds), "; ".join("`%s`" % t for t in kinds))
+            # A mutant is seen by what it adds, a fix by what it removes.
+            shown, counted = (new, gone) if extra[1] else (gone, new)
+            out += ["", "Made with %s: %s.  Against `%s` (no patch), kinds %s: %s; kinds %s: %d.  KCSAN samples "
+                    "accesses with watchpoints, so kinds come and go between runs of one kernel too: a kind is "
+                    "evidence only in the code the patch changed." % (
+                        "a mutant" if extra[1] else "a lab fix", extra[0], base.name,
+                        "only this run showed" if extra[1] else "this run no longer showed", named(shown),
+                        "this run no longer showed" if extra[1] else "only this run showed", len(counted))]
         out += ["", "%d reports of %d kinds (the two accesses: kind, size, and the first frame of each "
                 "stack), most frequent first:" % (sum(n for n, _ in races.values()), len(races)), ""]
         out += table(["accesses", "reports", "scenarios"],
