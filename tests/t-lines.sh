@@ -8,6 +8,7 @@
 # series for.
 . "$(dirname "$0")/../lib/functions.sh"
 . "$LAB_ROOT/tests/lib.sh"
+. "$LAB_ROOT/torture/functions.sh"
 
 # A line without a series is refused, with the lines there are, before
 # anything is made.
@@ -82,9 +83,10 @@ for m in "$mdir"/*.patch; do
 	for f in Mutant Scenarios Detects Expect; do
 		grep -q "^$f: ." "$m" || bad="$bad $(basename "$m") (no $f:)"
 	done
+	mutant_flavour "$m" >/dev/null 2>&1 || bad="$bad $(basename "$m") (scenarios of several flavours)"
 	patch -d "$ttree" -p1 -F0 -N --dry-run <"$m" >/dev/null 2>&1 || bad="$bad $(basename "$m") (does not apply)"
 done
 [ "$n" -gt 0 ] && [ -z "$bad" ] &&
-	pass "lines: the $n mutants of torture/mutants/6.12/ have their header and apply to the 6.12 torture tree" ||
+	pass "lines: the $n mutants of torture/mutants/6.12/ have their header, each boots one flavour, and apply to the 6.12 torture tree" ||
 	fail "lines: 6.12 mutants ($n):${bad:- none found}"
 end_of_group

@@ -23,8 +23,17 @@ for p in "$M"/*.patch; do
 	for s in $(mutant_field "$p" Scenarios); do
 		[ -r "$LAB_ROOT/torture/configs/$s" ] || { fail "mutant $m names an unknown scenario $s"; continue 2; }
 	done
+	why=$(mutant_flavour "$p" 2>&1 >/dev/null) || { fail "mutant $why"; continue; }
 	pass "mutant $m has a complete header"
 done
+# Negative control: a mutant whose scenarios boot two flavours (the six
+# torture kernel and inode-hashbl) cannot be built once for both.
+printf 'Mutant: x\nScenarios: SIX-4 INODE-HASHBL-4\nDetects: check\nExpect: caught\n\n' >"$o/two-flavours.patch"
+why=$(mutant_flavour "$o/two-flavours.patch" 2>&1 >/dev/null) && fail "a mutant booting two flavours was taken" ||
+	case $why in
+	*"2 kernel flavours (inode-hashbl torture)"*) pass "negative control: a mutant whose scenarios boot two flavours is refused, naming them" ;;
+	*) fail "a mutant booting two flavours: '$why'" ;;
+	esac
 # Every mutant applies, without fuzz, to the series as it is now.  The fast
 # gate below builds only a few, and a mutant that a change to the series
 # left behind would give the full gate an error, not a verdict.

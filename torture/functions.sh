@@ -84,6 +84,18 @@ mutant_field() {
 	sed -n "/^\$/q; s/^$2: *//p" "$1"
 }
 
+# mutant_flavour PATCH: the kernel flavour a mutant is built on, which all
+# the scenarios of its Scenarios: header boot; fails, saying which flavours
+# they name, when they are not one.
+mutant_flavour() {
+	_fl=$(for _s in $(mutant_field "$1" Scenarios); do scenario_flavour "$_s"; done | sort -u)
+	[ "$(echo "$_fl" | grep -c .)" = 1 ] || {
+		echo "$(basename "$1" .patch): its scenarios boot $(echo "$_fl" | grep -c .) kernel flavours ($(echo $_fl)), not one" >&2
+		return 1
+	}
+	echo "$_fl"
+}
+
 # mutant_outcome PATCH MUTANT_RUN RC SECONDS: key=value lines on one
 # mutant's run: outcome (caught, missed, survived, control-failed or
 # error), the detectors that fired, and one "scenario_NAME=" result each.

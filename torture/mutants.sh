@@ -62,7 +62,11 @@ mutants=$(echo $names)
 for m in $mutants; do
 	[ -r "$mdir/$m.patch" ] ||
 		die_usage "no mutant '$m' (have: $(cd "$mdir" && ls *.patch | sed 's/\.patch$//' | paste -sd' ' -))"
-	[ -n "$(mutant_field "$mdir/$m.patch" Scenarios)" ] || die_usage "mutant $m names no Scenarios:"
+	scen=$(mutant_field "$mdir/$m.patch" Scenarios)
+	[ -n "$scen" ] || die_usage "mutant $m names no Scenarios:"
+	# A mutant is built once, on one flavour: its scenarios must share it
+	# (found before any boot, not as an error half-way through the gate).
+	why=$(mutant_flavour "$mdir/$m.patch" 2>&1 >/dev/null) || die_usage "mutant $why"
 done
 is_uint "$duration" && [ "$duration" -ge 1 ] || die_usage "DURATION must be a whole number of seconds, not '$duration'"
 run_create "$dir" "$run"
