@@ -181,6 +181,15 @@ run_create() {
 		die "cannot write results under $1 (read-only or not a directory?); nothing was run"
 	reap_stale_runs "$1"
 	[ ! -e "$1/$2" ] || die_usage "run $1/$2 exists already; choose another RUN="
+	# make report finds runs by name across results/<kind>/: a name one
+	# kind holds would hide a run of another kind of the same name.
+	# (ls, not a glob: callers may have globbing off.)
+	if [ "$(basename "$(dirname "$1")")" = results ]; then
+		for _k in $(ls "$(dirname "$1")"); do
+			[ ! -e "$(dirname "$1")/$_k/$2" ] || [ "$_k" = "$(basename "$1")" ] ||
+				die_usage "run name $2 is taken by $(dirname "$1")/$_k/$2 (make report reads runs by name across results/); choose another RUN="
+		done
+	fi
 	mkdir "$1/$2.partial" 2>/dev/null ||
 		die_usage "$1/$2.partial exists: a run of that name is going on or was interrupted; remove it or choose another RUN="
 	run_dir=$1/$2.partial

@@ -102,6 +102,11 @@ got=$(printf 'A 4\nB 2\nC 8\nD 2\nE 1\n' | (. "$T/functions.sh"; pack_batches 4)
 got=$(printf 'A 4\nB 2\nC 2\n' | (. "$T/functions.sh"; pack_batches 2) | cut -d' ' -f2 | paste -sd' ' -)
 [ "$got" = "A B C" ] && pass "with nothing to pack, scenarios keep their order" || fail "pack_batches 2 reordered: '$got'"
 expect_exit 2 "make torture refuses CPUS=0" "$T/run.sh" -j 0 -o "$o" -r bad5
+# make report finds runs by name across results/<kind>/: a name that
+# another kind of run holds is refused before anything is built.
+mkdir -p "$o/results/torture/taken"
+expect_exit 2 "a run named as a run of another kind (results/torture/ against results/kcsan/) is refused" \
+	"$T/run.sh" -s SIX-2 -d 1 -o "$o/results/kcsan" -r taken
 
 # Two make torture at once: two of one name (one runs, the other is refused
 # with exit 2 and clobbers nothing) and one of another name (it runs too:
